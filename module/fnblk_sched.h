@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * fnblk scheduler core: anonymous f(n) processor sharing in virtual time.
+ *
+ * Pure C with no kernel APIs: the same file builds into the module, the
+ * host unit tests and the simulator (one model, three hosts). The host owns
+ * all memory, all locking and the clock; the core never allocates, never
+ * sleeps and never reads a clock. Every entry point takes "now" in ns.
+ *
+ * Model (Documentation/model.rst is the normative text):
+ *  - a user is active from its first queued request until its last request
+ *    has left the bandwidth stage and grace_ns has passed with nothing new;
+ *    n is the number of active users;
+ *  - every active user's head request is served at rate f(n)*B/n (weighted:
+ *    f(n)*B*w/sum(w)); a user's requests are served in order; a request's
+ *    demand is its size plus the per-request overhead;
+ *  - after service a request completes latency_ns later.
+ *
+ * Virtual time V advances at the per-user rate, so a request's finish tag,
+ * fixed at submission, stays right whatever n does later; one pairing heap
+ * of flows keyed by their head's tag gives the next completion in O(log n).
+ */
+#ifndef FNBLK_SCHED_H
+#define FNBLK_SCHED_H
+
+#ifdef __KERNEL__
+#include <linux/types.h>
+#else
+#include <stdbool.h>
+#include <stdint.h>
+typedef uint8_t u8;
+typedef uint32_t u32;
+typedef uint64_t u64;
+#endif
+
+#include "../uapi/linux/fnblk.h"
+
+#define FNBLK_NEVER		((u64)~0ULL)
+#define FNBLK_BW_MAX		(1ULL << 40)	/* 1 TiB/s */
+#define FNBLK_FN_VAL_MAX	(1024U << FNBLK_FN_SHIFT)
+
+/* Intrusive circular doubly linked list. */
+struct fnblk_link {
+	struct fnblk_link *next, *prev;
+};
+
+/* Intrusive pairing-heap node. */
+struct fnblk_hnode {
+	struct fnblk_hnode *child, *sibling, *parent;
+	u64 key;
+};
+
+/* f(1..nr); f(n) for n > nr is val[nr - 1]. Fixed point FNBLK_FN_SHIFT. */
+struct fnblk_fn {
+	u32 nr;
+	u32 val[FNBLK_FN_MAX];
+};
+
+struct fnblk_params {
+	u64 bw;			/* B in bytes/s; 0 = unthrottled */
+	u64 latency_ns;		/* added after service */
+	u64 overhead;		/* bytes of demand added to every request */
+	u64 grace_ns;		/* idle grace before a user leaves n */
+	u8 policy;		/* enum fnblk_policy */
+	u8 users;		/* enum fnblk_users */
+	struct fnblk_fn fn;
+};
+
+/*
+ * A flow is what the bandwidth stage serves: each user's own flow under
+ * anon and weighted, one shared flow under fifo.
+ */
+struct fnblk_flow {
+	struct fnblk_link queue;	/* requests in the bandwidth stage */
+	struct fnblk_hnode hnode;	/* in sched->flows, key = head tag */
+	u64 tail_tag;			/* finish tag of the last queued */
+	u32 nr_queued;
+};
+
+/* One user, as f(n) counts them. Embedded in the host's user object. */
+struct fnblk_user {
+	u64 key;
+	struct fnblk_flow flow;
+	struct fnblk_link grace;	/* on sched->grace while idling */
+	u64 leave_ns;			/* last request left the bw stage */
+	u64 active_since_ns;
+	u64 active_ns;			/* completed active periods */
+	u64 activations;
+	u32 weight;			/* 1..FNBLK_WEIGHT_MAX; weighted only */
+	u32 nr_queued;			/* in the bandwidth stage */
+	bool active;
+	bool in_grace;
+};
+
+/* One request. Embedded in the host's request object. */
+struct fnblk_req {
+	struct fnblk_link link;		/* in its flow's queue */
+	struct fnblk_hnode hnode;	/* in sched->delay, key = due time */
+	struct fnblk_user *user;
+	struct fnblk_flow *flow;
+	u64 bytes;
+	u64 tag;			/* virtual finish tag */
+	u64 submit_ns;
+	u64 start_ns;			/* service started */
+	u64 leave_ns;			/* left the bandwidth stage */
+	u64 due_ns;			/* completes (leave + latency) */
+	bool write;
+	bool shared;			/* counted in n and served by f(n) */
+};
+
+struct fnblk_sched;
+
+/*
+ * Callbacks run inside fnblk_sched_submit/run/configure with the host's
+ * lock held; they must not call back into the scheduler.
+ */
+struct fnblk_sched_ops {
+	/* rq completed at rq->due_ns; the host may free it. */
+	void (*complete)(struct fnblk_sched *s, struct fnblk_req *rq);
+	/* u became active or idle at time t; s->nr_active is the new n. */
+	void (*activity)(struct fnblk_sched *s, struct fnblk_user *u,
+			 bool active, u64 t);
+};
+
+struct fnblk_sched {
+	struct fnblk_params p;
+	const struct fnblk_sched_ops *ops;
+	void *priv;			/* for the host */
+
+	struct fnblk_hnode *flows;	/* backlogged flows by head tag */
+	struct fnblk_hnode *delay;	/* requests by due time */
+	struct fnblk_link grace;	/* idling users, oldest first */
+	struct fnblk_flow fifo;		/* the shared flow of policy fifo */
+
+	u64 now;			/* time of the last update */
+	u64 vtime;			/* V, in 1/256 byte per unit weight */
+	u64 vfrac;			/* fraction of V, 32 bits */
+	u64 rate;			/* dV/dt in V units per ns << 32 */
+	u64 wsum;			/* sum of active users' weights */
+	u32 nr_active;			/* n */
+	u32 nr_backlogged;		/* flows in the heap */
+	u32 nr_inflight;		/* submitted, not completed */
+
+	/* Accounting since init or the last reset. */
+	u64 stats_since_ns;
+	u32 peak_active;
+	u64 activations;
+	u64 n_time_sum;			/* integral of n dt, ns */
+	u64 n_hist[FNBLK_NHIST_BINS];	/* ns spent at each n */
+};
+
+/* Parse "constant", "linear:K", "power:A", "table:f1,f2,..." into fn. */
+int fnblk_fn_parse(const char *spec, struct fnblk_fn *fn, const char **err);
+/* Canonical spec text of fn into buf (size len); returns the length. */
+int fnblk_fn_format(const struct fnblk_fn *fn, char *buf, unsigned int len);
+/* f(n) in fixed point, n >= 1. */
+u32 fnblk_fn_value(const struct fnblk_fn *fn, u32 n);
+/* Validate a parameter set; returns 0 or -EINVAL-like (-22) with err. */
+int fnblk_params_check(const struct fnblk_params *p, const char **err);
+/* Bin of the n histogram that holds n. */
+unsigned int fnblk_nhist_bin(u32 n);
+
+void fnblk_sched_init(struct fnblk_sched *s, const struct fnblk_params *p,
+		      const struct fnblk_sched_ops *ops, void *priv, u64 now);
+/*
+ * Change parameters live. Requests already queued keep their finish tags;
+ * the new rate applies from now. Policy and users may change only while
+ * nothing is in flight (returns -16, EBUSY).
+ */
+int fnblk_sched_configure(struct fnblk_sched *s, const struct fnblk_params *p,
+			  u64 now);
+void fnblk_user_init(struct fnblk_user *u, u64 key);
+/* Queue rq (bytes, write set by the host) for user u at time now. */
+void fnblk_sched_submit(struct fnblk_sched *s, struct fnblk_user *u,
+			struct fnblk_req *rq, u64 now);
+/* Process every event up to now. */
+void fnblk_sched_run(struct fnblk_sched *s, u64 now);
+/* Absolute time of the next event, or FNBLK_NEVER. */
+u64 fnblk_sched_next_event(const struct fnblk_sched *s);
+/* Bring time-weighted accounting up to now (for a snapshot). */
+void fnblk_sched_account(struct fnblk_sched *s, u64 now);
+/* Zero the device accounting (the host resets each user too). */
+void fnblk_sched_reset_stats(struct fnblk_sched *s, u64 now);
+/* Zero a user's accounting; an active period restarts at now. */
+void fnblk_user_reset_stats(struct fnblk_user *u, u64 now);
+/* Active time of u up to now, including a period in progress. */
+u64 fnblk_user_active_ns(const struct fnblk_user *u, u64 now);
+
+#endif /* FNBLK_SCHED_H */
