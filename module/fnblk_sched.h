@@ -19,6 +19,8 @@
  * Virtual time V advances at the per-user rate, so a request's finish tag,
  * fixed at submission, stays right whatever n does later; one pairing heap
  * of flows keyed by their head's tag gives the next completion in O(log n).
+ *
+ * Build fnblk_sched.c together with fnblk_fn.c (f(n) parsing and printing).
  */
 #ifndef FNBLK_SCHED_H
 #define FNBLK_SCHED_H
@@ -27,6 +29,7 @@
 #include <linux/types.h>
 #else
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 typedef uint8_t u8;
 typedef uint32_t u32;
@@ -46,7 +49,7 @@ struct fnblk_link {
 
 /* Intrusive pairing-heap node. */
 struct fnblk_hnode {
-	struct fnblk_hnode *child, *sibling, *parent;
+	struct fnblk_hnode *child, *sibling;
 	u64 key;
 };
 
@@ -155,7 +158,9 @@ int fnblk_fn_parse(const char *spec, struct fnblk_fn *fn, const char **err);
 int fnblk_fn_format(const struct fnblk_fn *fn, char *buf, unsigned int len);
 /* f(n) in fixed point, n >= 1. */
 u32 fnblk_fn_value(const struct fnblk_fn *fn, u32 n);
-/* Validate a parameter set; returns 0 or -EINVAL-like (-22) with err. */
+#define FNBLK_EBUSY	16	/* same values as the kernel's errno */
+#define FNBLK_EINVAL	22
+/* Validate a parameter set; returns 0 or -FNBLK_EINVAL with err set. */
 int fnblk_params_check(const struct fnblk_params *p, const char **err);
 /* Bin of the n histogram that holds n. */
 unsigned int fnblk_nhist_bin(u32 n);
@@ -165,7 +170,7 @@ void fnblk_sched_init(struct fnblk_sched *s, const struct fnblk_params *p,
 /*
  * Change parameters live. Requests already queued keep their finish tags;
  * the new rate applies from now. Policy and users may change only while
- * nothing is in flight (returns -16, EBUSY).
+ * nothing is in flight (returns -FNBLK_EBUSY).
  */
 int fnblk_sched_configure(struct fnblk_sched *s, const struct fnblk_params *p,
 			  u64 now);
@@ -177,8 +182,9 @@ void fnblk_sched_submit(struct fnblk_sched *s, struct fnblk_user *u,
 void fnblk_sched_run(struct fnblk_sched *s, u64 now);
 /* Absolute time of the next event, or FNBLK_NEVER. */
 u64 fnblk_sched_next_event(const struct fnblk_sched *s);
-/* Bring time-weighted accounting up to now (for a snapshot). */
-void fnblk_sched_account(struct fnblk_sched *s, u64 now);
+/* Change u's weight (weighted policy); applies to requests queued later. */
+void fnblk_sched_set_weight(struct fnblk_sched *s, struct fnblk_user *u,
+			    u32 weight, u64 now);
 /* Zero the device accounting (the host resets each user too). */
 void fnblk_sched_reset_stats(struct fnblk_sched *s, u64 now);
 /* Zero a user's accounting; an active period restarts at now. */

@@ -1,0 +1,564 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fnblk scheduler core: anonymous f(n) processor sharing in virtual time.
+ * See fnblk_sched.h for the interface and Documentation/model.rst for the
+ * model this file implements.
+ */
+#include "fnblk_sched.h"
+
+#define NSEC_PER_SECOND	1000000000ULL
+#define VSHIFT		8	/* virtual time units per byte: 256 */
+#define RSHIFT		32	/* fraction bits of the rate */
+/* Largest tag distance the exact due-time computation takes in one step. */
+#define VSTEP_MAX	(1ULL << 31)
+
+#define link_entry(ptr, type, member) \
+	((type *)((char *)(ptr) - __builtin_offsetof(type, member)))
+
+static void link_init(struct fnblk_link *h)
+{
+	h->next = h;
+	h->prev = h;
+}
+
+static bool link_empty(const struct fnblk_link *h)
+{
+	return h->next == h;
+}
+
+static void link_add_tail(struct fnblk_link *n, struct fnblk_link *h)
+{
+	n->prev = h->prev;
+	n->next = h;
+	h->prev->next = n;
+	h->prev = n;
+}
+
+static void link_del(struct fnblk_link *n)
+{
+	n->prev->next = n->next;
+	n->next->prev = n->prev;
+	link_init(n);
+}
+
+/*
+ * Pairing heap: O(1) insert, O(log n) amortised delete-min, and nodes live
+ * inside the objects they order, so the core never allocates.
+ */
+static struct fnblk_hnode *heap_meld(struct fnblk_hnode *a,
+				     struct fnblk_hnode *b)
+{
+	struct fnblk_hnode *t;
+
+	if (!a)
+		return b;
+	if (!b)
+		return a;
+	if (b->key < a->key) {
+		t = a;
+		a = b;
+		b = t;
+	}
+	b->sibling = a->child;
+	a->child = b;
+	return a;
+}
+
+static void heap_insert(struct fnblk_hnode **root, struct fnblk_hnode *n,
+			u64 key)
+{
+	n->key = key;
+	n->child = NULL;
+	n->sibling = NULL;
+	*root = heap_meld(*root, n);
+}
+
+static struct fnblk_hnode *heap_pop(struct fnblk_hnode **root)
+{
+	struct fnblk_hnode *min = *root, *list, *pairs = NULL, *a, *b, *res;
+
+	if (!min)
+		return NULL;
+	/* First pass: meld children in pairs, left to right, onto a stack. */
+	list = min->child;
+	while (list) {
+		a = list;
+		b = a->sibling;
+		if (!b) {
+			a->sibling = pairs;
+			pairs = a;
+			break;
+		}
+		list = b->sibling;
+		a->sibling = NULL;
+		b->sibling = NULL;
+		a = heap_meld(a, b);
+		a->sibling = pairs;
+		pairs = a;
+	}
+	/* Second pass: meld the pairs right to left. */
+	res = NULL;
+	while (pairs) {
+		a = pairs;
+		pairs = a->sibling;
+		a->sibling = NULL;
+		res = heap_meld(a, res);
+	}
+	*root = res;
+	min->child = NULL;
+	return min;
+}
+
+/* floor(a * b / c) for c > 0, saturating at ~0. */
+static u64 mul_div(u64 a, u64 b, u64 c)
+{
+	unsigned __int128 prod = (unsigned __int128)a * b;
+	u64 hi = (u64)(prod >> 64), lo = (u64)prod, q = 0, rem = hi;
+	bool carry;
+	int i;
+
+	if (!hi)
+		return lo / c;
+	if (hi >= c)
+		return FNBLK_NEVER;
+	for (i = 63; i >= 0; i--) {
+		carry = rem >> 63;
+		rem = (rem << 1) | ((lo >> i) & 1);
+		q <<= 1;
+		if (carry || rem >= c) {
+			rem -= c;
+			q |= 1;
+		}
+	}
+	return q;
+}
+
+static unsigned int fls32(u32 x)
+{
+	return x ? 32 - __builtin_clz(x) : 0;
+}
+
+unsigned int fnblk_nhist_bin(u32 n)
+{
+	unsigned int bin;
+
+	if (n < FNBLK_NHIST_EXACT)
+		return n;
+	bin = FNBLK_NHIST_EXACT + fls32(n) - 7;	/* fls(64) == 7 */
+	return bin < FNBLK_NHIST_BINS ? bin : FNBLK_NHIST_BINS - 1;
+}
+
+u32 fnblk_fn_value(const struct fnblk_fn *fn, u32 n)
+{
+	if (!n)
+		n = 1;
+	return n <= fn->nr ? fn->val[n - 1] : fn->val[fn->nr - 1];
+}
+
+/* Weight sum that f(n)*B is divided by. */
+static u64 sched_divisor(const struct fnblk_sched *s)
+{
+	switch (s->p.policy) {
+	case FNBLK_POLICY_FIFO:
+		return 1;
+	case FNBLK_POLICY_WEIGHTED:
+		return s->wsum ? s->wsum : 1;
+	default:
+		return s->nr_active ? s->nr_active : 1;
+	}
+}
+
+/* dV/dt = f(n) * B / W bytes per second, as V units per ns << RSHIFT. */
+static void update_rate(struct fnblk_sched *s)
+{
+	u32 n = s->p.policy == FNBLK_POLICY_FIFO ? 1 : s->nr_active;
+	u64 f = fnblk_fn_value(&s->p.fn, n), w = sched_divisor(s);
+	u64 shift = VSHIFT + RSHIFT - FNBLK_FN_SHIFT;
+	u64 rate;
+
+	if (w <= FNBLK_NEVER / NSEC_PER_SECOND)
+		rate = mul_div(s->p.bw, f << shift, NSEC_PER_SECOND * w);
+	else
+		rate = mul_div(s->p.bw, f << shift, NSEC_PER_SECOND) / w;
+	s->rate = rate ? rate : 1;
+}
+
+/* Move the clock to t: V grows while anything is served, n is accounted. */
+static void advance(struct fnblk_sched *s, u64 t)
+{
+	u64 dt, acc;
+	unsigned __int128 v;
+
+	if (t <= s->now)
+		return;
+	dt = t - s->now;
+	if (s->nr_backlogged && s->p.bw) {
+		v = (unsigned __int128)s->rate * dt + s->vfrac;
+		acc = (u64)(v >> RSHIFT);
+		s->vtime += acc;
+		s->vfrac = (u64)v & ((1ULL << RSHIFT) - 1);
+	}
+	s->n_hist[fnblk_nhist_bin(s->nr_active)] += dt;
+	s->n_time_sum += (u64)s->nr_active * dt;
+	s->now = t;
+}
+
+/* When the head with the smallest tag finishes at the current rate. */
+static u64 service_due(const struct fnblk_sched *s)
+{
+	u64 d, need;
+
+	if (!s->flows)
+		return FNBLK_NEVER;
+	if (!s->p.bw || s->flows->key <= s->vtime)
+		return s->now;
+	d = s->flows->key - s->vtime;
+	if (d >= VSTEP_MAX)	/* wake early and look again */
+		return s->now + (VSTEP_MAX << RSHIFT) / s->rate;
+	need = (d << RSHIFT) - s->vfrac;
+	return s->now + (need + s->rate - 1) / s->rate;
+}
+
+static u64 grace_due(const struct fnblk_sched *s)
+{
+	const struct fnblk_user *u;
+
+	if (link_empty(&s->grace))
+		return FNBLK_NEVER;
+	u = link_entry(s->grace.next, struct fnblk_user, grace);
+	return u->leave_ns + s->p.grace_ns;
+}
+
+static u64 delay_due(const struct fnblk_sched *s)
+{
+	return s->delay ? s->delay->key : FNBLK_NEVER;
+}
+
+u64 fnblk_sched_next_event(const struct fnblk_sched *s)
+{
+	u64 t = service_due(s), g = grace_due(s), d = delay_due(s);
+
+	if (g < t)
+		t = g;
+	return d < t ? d : t;
+}
+
+static void activate(struct fnblk_sched *s, struct fnblk_user *u)
+{
+	if (u->in_grace) {
+		link_del(&u->grace);
+		u->in_grace = false;
+		return;
+	}
+	if (u->active)
+		return;
+	u->active = true;
+	u->active_since_ns = s->now;
+	u->activations++;
+	s->activations++;
+	s->nr_active++;
+	if (s->nr_active > s->peak_active)
+		s->peak_active = s->nr_active;
+	s->wsum += u->weight;
+	update_rate(s);
+	if (s->ops->activity)
+		s->ops->activity(s, u, true, s->now);
+}
+
+static void deactivate(struct fnblk_sched *s, struct fnblk_user *u)
+{
+	u->active = false;
+	u->active_ns += s->now - u->active_since_ns;
+	s->nr_active--;
+	s->wsum -= u->weight;
+	update_rate(s);
+	if (s->ops->activity)
+		s->ops->activity(s, u, false, s->now);
+}
+
+static void to_delay_stage(struct fnblk_sched *s, struct fnblk_req *rq,
+			   u64 due)
+{
+	rq->due_ns = due;
+	heap_insert(&s->delay, &rq->hnode, due);
+}
+
+/* rq has had all its service: the user may start idling, latency follows. */
+static void leave_bw_stage(struct fnblk_sched *s, struct fnblk_req *rq)
+{
+	struct fnblk_user *u = rq->user;
+
+	rq->leave_ns = s->now;
+	if (!--u->nr_queued) {
+		u->leave_ns = s->now;
+		u->in_grace = true;
+		link_add_tail(&u->grace, &s->grace);
+	}
+	to_delay_stage(s, rq, s->now + s->p.latency_ns);
+}
+
+static void finish_heads(struct fnblk_sched *s)
+{
+	struct fnblk_flow *flow;
+	struct fnblk_req *rq, *next;
+
+	while (s->flows && (!s->p.bw || s->flows->key <= s->vtime)) {
+		flow = link_entry(heap_pop(&s->flows), struct fnblk_flow, hnode);
+		rq = link_entry(flow->queue.next, struct fnblk_req, link);
+		link_del(&rq->link);
+		flow->nr_queued--;
+		if (flow->nr_queued) {
+			next = link_entry(flow->queue.next, struct fnblk_req,
+					  link);
+			next->start_ns = s->now;
+			heap_insert(&s->flows, &flow->hnode, next->tag);
+		} else {
+			s->nr_backlogged--;
+		}
+		leave_bw_stage(s, rq);
+	}
+	/* Nothing served: restart V so it never nears overflow. */
+	if (!s->nr_backlogged) {
+		s->vtime = 0;
+		s->vfrac = 0;
+	}
+}
+
+static void complete_due(struct fnblk_sched *s)
+{
+	struct fnblk_req *rq;
+
+	while (s->delay && s->delay->key <= s->now) {
+		rq = link_entry(heap_pop(&s->delay), struct fnblk_req, hnode);
+		s->nr_inflight--;
+		s->ops->complete(s, rq);
+	}
+}
+
+static void expire_grace(struct fnblk_sched *s)
+{
+	struct fnblk_user *u;
+
+	while (grace_due(s) <= s->now) {
+		u = link_entry(s->grace.next, struct fnblk_user, grace);
+		link_del(&u->grace);
+		u->in_grace = false;
+		deactivate(s, u);
+	}
+}
+
+void fnblk_sched_run(struct fnblk_sched *s, u64 now)
+{
+	u64 ts, tg, td;
+
+	for (;;) {
+		ts = service_due(s);
+		tg = grace_due(s);
+		td = delay_due(s);
+		/* Service first, so a zero-latency request completes now. */
+		if (ts <= now && ts <= tg && ts <= td) {
+			advance(s, ts);
+			finish_heads(s);
+		} else if (td <= now && td <= tg) {
+			advance(s, td);
+			complete_due(s);
+		} else if (tg <= now) {
+			advance(s, tg);
+			expire_grace(s);
+		} else {
+			break;
+		}
+	}
+	advance(s, now);
+}
+
+static void enqueue(struct fnblk_sched *s, struct fnblk_req *rq)
+{
+	struct fnblk_user *u = rq->user;
+	struct fnblk_flow *flow;
+	u64 demand = (rq->bytes + s->p.overhead) << VSHIFT;
+
+	flow = s->p.policy == FNBLK_POLICY_FIFO ? &s->fifo : &u->flow;
+	if (s->p.policy == FNBLK_POLICY_WEIGHTED)
+		demand /= u->weight;
+	rq->flow = flow;
+	u->nr_queued++;
+	if (!flow->nr_queued) {
+		rq->start_ns = s->now;
+		rq->tag = s->vtime + demand;
+	} else {
+		rq->tag = flow->tail_tag + demand;
+	}
+	flow->tail_tag = rq->tag;
+	link_add_tail(&rq->link, &flow->queue);
+	if (!flow->nr_queued++) {
+		heap_insert(&s->flows, &flow->hnode, rq->tag);
+		s->nr_backlogged++;
+	}
+}
+
+void fnblk_sched_submit(struct fnblk_sched *s, struct fnblk_user *u,
+			struct fnblk_req *rq, u64 now)
+{
+	fnblk_sched_run(s, now);
+	rq->user = u;
+	rq->flow = NULL;
+	rq->submit_ns = s->now;
+	rq->start_ns = s->now;
+	rq->shared = rq->write || s->p.users == FNBLK_USERS_ALL;
+	s->nr_inflight++;
+	if (!rq->shared) {
+		/* Outside the pool: latency plus service at the full rate. */
+		u64 svc = s->p.bw ? mul_div(rq->bytes + s->p.overhead,
+					    NSEC_PER_SECOND, s->p.bw) : 0;
+
+		rq->leave_ns = s->now + svc;
+		to_delay_stage(s, rq, rq->leave_ns + s->p.latency_ns);
+	} else {
+		activate(s, u);
+		if (s->p.bw) {
+			enqueue(s, rq);
+		} else {
+			u->nr_queued++;
+			leave_bw_stage(s, rq);
+		}
+	}
+	fnblk_sched_run(s, now);
+}
+
+int fnblk_sched_configure(struct fnblk_sched *s, const struct fnblk_params *p,
+			  u64 now)
+{
+	fnblk_sched_run(s, now);
+	if ((p->policy != s->p.policy || p->users != s->p.users) &&
+	    s->nr_inflight)
+		return -FNBLK_EBUSY;
+	s->p = *p;
+	update_rate(s);
+	fnblk_sched_run(s, now);
+	return 0;
+}
+
+void fnblk_sched_set_weight(struct fnblk_sched *s, struct fnblk_user *u,
+			    u32 weight, u64 now)
+{
+	fnblk_sched_run(s, now);
+	if (u->active) {
+		s->wsum -= u->weight;
+		s->wsum += weight;
+	}
+	u->weight = weight;
+	update_rate(s);
+}
+
+static void flow_init(struct fnblk_flow *flow)
+{
+	link_init(&flow->queue);
+	flow->hnode.child = NULL;
+	flow->hnode.sibling = NULL;
+	flow->tail_tag = 0;
+	flow->nr_queued = 0;
+}
+
+void fnblk_user_init(struct fnblk_user *u, u64 key)
+{
+	*u = (struct fnblk_user){ .key = key, .weight = 1 };
+	flow_init(&u->flow);
+	link_init(&u->grace);
+}
+
+void fnblk_sched_init(struct fnblk_sched *s, const struct fnblk_params *p,
+		      const struct fnblk_sched_ops *ops, void *priv, u64 now)
+{
+	unsigned int i;
+
+	s->p = *p;
+	s->ops = ops;
+	s->priv = priv;
+	s->flows = NULL;
+	s->delay = NULL;
+	link_init(&s->grace);
+	flow_init(&s->fifo);
+	s->now = now;
+	s->vtime = 0;
+	s->vfrac = 0;
+	s->wsum = 0;
+	s->nr_active = 0;
+	s->nr_backlogged = 0;
+	s->nr_inflight = 0;
+	s->stats_since_ns = now;
+	s->peak_active = 0;
+	s->activations = 0;
+	s->n_time_sum = 0;
+	for (i = 0; i < FNBLK_NHIST_BINS; i++)
+		s->n_hist[i] = 0;
+	update_rate(s);
+}
+
+void fnblk_sched_reset_stats(struct fnblk_sched *s, u64 now)
+{
+	unsigned int i;
+
+	fnblk_sched_run(s, now);
+	s->stats_since_ns = s->now;
+	s->peak_active = s->nr_active;
+	s->activations = 0;
+	s->n_time_sum = 0;
+	for (i = 0; i < FNBLK_NHIST_BINS; i++)
+		s->n_hist[i] = 0;
+}
+
+void fnblk_user_reset_stats(struct fnblk_user *u, u64 now)
+{
+	u->active_ns = 0;
+	u->activations = 0;
+	if (u->active)
+		u->active_since_ns = now;
+}
+
+u64 fnblk_user_active_ns(const struct fnblk_user *u, u64 now)
+{
+	return u->active_ns + (u->active && now > u->active_since_ns ?
+			       now - u->active_since_ns : 0);
+}
+
+int fnblk_params_check(const struct fnblk_params *p, const char **err)
+{
+	u32 i;
+
+	if (p->bw && (p->bw < 1024 || p->bw > FNBLK_BW_MAX)) {
+		*err = "bandwidth must be 0 (unthrottled) or 1 KiB/s to 1 TiB/s";
+		return -FNBLK_EINVAL;
+	}
+	if (p->latency_ns > 10 * NSEC_PER_SECOND) {
+		*err = "latency must be at most 10 s";
+		return -FNBLK_EINVAL;
+	}
+	if (p->overhead > (1ULL << 30)) {
+		*err = "overhead must be at most 1 GiB";
+		return -FNBLK_EINVAL;
+	}
+	if (p->grace_ns > 10 * NSEC_PER_SECOND) {
+		*err = "grace must be at most 10 s";
+		return -FNBLK_EINVAL;
+	}
+	if (p->policy >= __FNBLK_POLICY_MAX) {
+		*err = "unknown policy";
+		return -FNBLK_EINVAL;
+	}
+	if (p->users >= __FNBLK_USERS_MAX) {
+		*err = "unknown users mode";
+		return -FNBLK_EINVAL;
+	}
+	if (!p->fn.nr || p->fn.nr > FNBLK_FN_MAX) {
+		*err = "f(n) table must have 1 to 1024 entries";
+		return -FNBLK_EINVAL;
+	}
+	for (i = 0; i < p->fn.nr; i++) {
+		if (!p->fn.val[i] || p->fn.val[i] > FNBLK_FN_VAL_MAX) {
+			*err = "f(n) values must be in (0, 1024]";
+			return -FNBLK_EINVAL;
+		}
+	}
+	return 0;
+}
