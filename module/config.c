@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A device's configuration: defaults, the names of the enumerated settings,
+ * and validation shared by module parameters and netlink.
+ */
+#include <linux/errno.h>
+#include <linux/string.h>
+
+#include "fnblk.h"
+
+#define FNBLK_DEFAULT_SIZE	(1ULL << 30)
+#define FNBLK_DEFAULT_BW	(100ULL << 20)
+/*
+ * A synchronous writer leaves a gap between one request leaving the
+ * bandwidth stage and its next submission: the latency plus its own
+ * turnaround (microseconds on hardware, up to about a millisecond in an
+ * emulated guest). 2 ms covers that gap, so a checkpoint written one
+ * request at a time counts as one activity period, while staying far
+ * below the compute phases (seconds) that separate checkpoints.
+ */
+#define FNBLK_DEFAULT_GRACE_NS	(2 * NSEC_PER_MSEC)
+
+void fnblk_config_default(struct fnblk_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->size = FNBLK_DEFAULT_SIZE;
+	cfg->key = FNBLK_KEY_TGID;
+	cfg->store = FNBLK_STORE_MEMORY;
+	strscpy(cfg->fn_spec, "constant", sizeof(cfg->fn_spec));
+	cfg->sched.bw = FNBLK_DEFAULT_BW;
+	cfg->sched.grace_ns = FNBLK_DEFAULT_GRACE_NS;
+	cfg->sched.policy = FNBLK_POLICY_ANON;
+	cfg->sched.users = FNBLK_USERS_ALL;
+	cfg->sched.fn.nr = 1;
+	cfg->sched.fn.val[0] = FNBLK_FN_ONE;
+}
+
+/* Parse fn_spec into the table, then check every field. */
+int fnblk_config_check(struct fnblk_config *cfg, const char **err)
+{
+	int ret;
+
+	if (!cfg->size || cfg->size % 4096 || cfg->size > FNBLK_SIZE_MAX) {
+		*err = "size must be a multiple of 4 KiB, at most 1 TiB";
+		return -EINVAL;
+	}
+	if (cfg->key >= __FNBLK_KEY_MAX) {
+		*err = "unknown key mode";
+		return -EINVAL;
+	}
+	if (cfg->store >= __FNBLK_STORE_MAX) {
+		*err = "unknown store";
+		return -EINVAL;
+	}
+	ret = fnblk_fn_parse(cfg->fn_spec, &cfg->sched.fn, err);
+	if (ret)
+		return ret;
+	return fnblk_params_check(&cfg->sched, err);
+}
+
+static int match_name(const char *s, const char *const *names, unsigned int nr,
+		      u8 *out)
+{
+	int i = __sysfs_match_string(names, nr, s);
+
+	if (i < 0)
+		return -EINVAL;
+	*out = i;
+	return 0;
+}
+
+static const char *const key_names[] = {
+	[FNBLK_KEY_TGID] = "tgid",
+	[FNBLK_KEY_PID] = "pid",
+	[FNBLK_KEY_CGROUP] = "cgroup",
+	[FNBLK_KEY_SINGLE] = "single",
+};
+
+static const char *const policy_names[] = {
+	[FNBLK_POLICY_ANON] = "anon",
+	[FNBLK_POLICY_FIFO] = "fifo",
+	[FNBLK_POLICY_WEIGHTED] = "weighted",
+};
+
+static const char *const users_names[] = {
+	[FNBLK_USERS_ALL] = "all",
+	[FNBLK_USERS_WRITES] = "writes",
+};
+
+static const char *const store_names[] = {
+	[FNBLK_STORE_MEMORY] = "memory",
+	[FNBLK_STORE_NONE] = "none",
+};
+
+int fnblk_parse_key(const char *s, u8 *out)
+{
+	return match_name(s, key_names, ARRAY_SIZE(key_names), out);
+}
+
+int fnblk_parse_policy(const char *s, u8 *out)
+{
+	return match_name(s, policy_names, ARRAY_SIZE(policy_names), out);
+}
+
+int fnblk_parse_users(const char *s, u8 *out)
+{
+	return match_name(s, users_names, ARRAY_SIZE(users_names), out);
+}
+
+int fnblk_parse_store(const char *s, u8 *out)
+{
+	return match_name(s, store_names, ARRAY_SIZE(store_names), out);
+}

@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The gendisk: a bio-based device, so that submission runs in the context
+ * of the task that issued the I/O (blk-mq's queue_rq may run from kblockd
+ * or another task, which would hide who the user is).
+ *
+ * Opens are counted here so that deletion can refuse a device in use
+ * without racing a concurrent open.
+ */
+#include <linux/blkdev.h>
+#include <linux/version.h>
+
+#include "fnblk.h"
+
+static void fnblk_submit_bio(struct bio *bio)
+{
+	fnblk_io_submit(bio->bi_bdev->bd_disk->private_data, bio);
+}
+
+static int fnblk_open_disk(struct gendisk *disk)
+{
+	struct fnblk_dev *dev = disk->private_data;
+	int ret = 0;
+
+	spin_lock_bh(&dev->lock);
+	if (dev->dying)
+		ret = -ENXIO;
+	else
+		dev->open_count++;
+	spin_unlock_bh(&dev->lock);
+	return ret;
+}
+
+static void fnblk_release_disk(struct gendisk *disk)
+{
+	struct fnblk_dev *dev = disk->private_data;
+
+	spin_lock_bh(&dev->lock);
+	dev->open_count--;
+	spin_unlock_bh(&dev->lock);
+}
+
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0)
+static int fnblk_open(struct gendisk *disk, blk_mode_t mode)
+{
+	return fnblk_open_disk(disk);
+}
+
+static void fnblk_release(struct gendisk *disk)
+{
+	fnblk_release_disk(disk);
+}
+#else
+static int fnblk_open(struct block_device *bdev, fmode_t mode)
+{
+	return fnblk_open_disk(bdev->bd_disk);
+}
+
+static void fnblk_release(struct gendisk *disk, fmode_t mode)
+{
+	fnblk_release_disk(disk);
+}
+#endif
+
+static const struct block_device_operations fnblk_fops = {
+	.owner = THIS_MODULE,
+	.submit_bio = fnblk_submit_bio,
+	.open = fnblk_open,
+	.release = fnblk_release,
+};
+
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0)
+static struct gendisk *fnblk_alloc_disk(void)
+{
+	struct queue_limits lim = {
+		.logical_block_size = 512,
+		.physical_block_size = PAGE_SIZE,
+		.max_hw_sectors = FNBLK_MAX_IO_BYTES >> FNBLK_SECTOR_SHIFT,
+		.max_hw_discard_sectors = UINT_MAX >> FNBLK_SECTOR_SHIFT,
+		.max_write_zeroes_sectors = UINT_MAX >> FNBLK_SECTOR_SHIFT,
+		.discard_granularity = PAGE_SIZE,
+		.features = BLK_FEAT_WRITE_CACHE | BLK_FEAT_FUA |
+			    BLK_FEAT_NOWAIT,
+	};
+
+	return blk_alloc_disk(&lim, NUMA_NO_NODE);
+}
+#else
+static struct gendisk *fnblk_alloc_disk(void)
+{
+	struct gendisk *disk = blk_alloc_disk(NUMA_NO_NODE);
+	struct request_queue *q;
+
+	if (!disk)
+		return ERR_PTR(-ENOMEM);
+	q = disk->queue;
+	blk_queue_logical_block_size(q, 512);
+	blk_queue_physical_block_size(q, PAGE_SIZE);
+	blk_queue_max_hw_sectors(q, FNBLK_MAX_IO_BYTES >> FNBLK_SECTOR_SHIFT);
+	blk_queue_max_discard_sectors(q, UINT_MAX >> FNBLK_SECTOR_SHIFT);
+	blk_queue_max_write_zeroes_sectors(q, UINT_MAX >> FNBLK_SECTOR_SHIFT);
+	q->limits.discard_granularity = PAGE_SIZE;
+	blk_queue_write_cache(q, true, true);
+	blk_queue_flag_set(QUEUE_FLAG_NONROT, q);
+	blk_queue_flag_set(QUEUE_FLAG_NOWAIT, q);
+	return disk;
+}
+#endif
+
+int fnblk_disk_create(struct fnblk_dev *dev)
+{
+	struct gendisk *disk;
+	int ret;
+
+	disk = fnblk_alloc_disk();
+	if (IS_ERR(disk))
+		return PTR_ERR(disk);
+	disk->major = fnblk_major;
+	disk->first_minor = dev->id;
+	disk->minors = 1;
+	disk->flags |= GENHD_FL_NO_PART;
+	disk->fops = &fnblk_fops;
+	disk->private_data = dev;
+	strscpy(disk->disk_name, dev->name, DISK_NAME_LEN);
+	set_capacity(disk, dev->cfg.size >> FNBLK_SECTOR_SHIFT);
+	dev->disk = disk;
+	ret = add_disk(disk);
+	if (ret) {
+		put_disk(disk);
+		dev->disk = NULL;
+	}
+	return ret;
+}
+
+/* Stop new I/O, then wait for what is in flight before anything is freed. */
+void fnblk_disk_destroy(struct fnblk_dev *dev)
+{
+	del_gendisk(dev->disk);
+	fnblk_io_drain(dev);
+	put_disk(dev->disk);
+	dev->disk = NULL;
+}

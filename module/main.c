@@ -1,0 +1,322 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fnblk: memory-backed block devices whose bandwidth is shared anonymously.
+ *
+ * This file holds the module parameters (which create the default devices
+ * at load time), the registry of devices and their life cycle: add, live
+ * reconfiguration and delete.
+ */
+#include <linux/blkdev.h>
+#include <linux/idr.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/slab.h>
+
+#include "fnblk.h"
+
+static unsigned int nr_devices = 1;
+module_param(nr_devices, uint, 0444);
+MODULE_PARM_DESC(nr_devices, "Devices to create at load time (default 1)");
+
+static unsigned long size_mb = 1024;
+module_param(size_mb, ulong, 0444);
+MODULE_PARM_DESC(size_mb, "Capacity in MiB (default 1024; memory is used on write)");
+
+static unsigned long bw_mbps = 100;
+module_param(bw_mbps, ulong, 0444);
+MODULE_PARM_DESC(bw_mbps, "Bandwidth B in MiB/s, 0 = unthrottled (default 100)");
+
+static char *fn = "constant";
+module_param(fn, charp, 0444);
+MODULE_PARM_DESC(fn, "f(n): constant, linear:K, power:A or table:f1,f2,...");
+
+static unsigned long latency_us;
+module_param(latency_us, ulong, 0444);
+MODULE_PARM_DESC(latency_us, "Latency added after service, us (default 0)");
+
+static unsigned long overhead_kb;
+module_param(overhead_kb, ulong, 0444);
+MODULE_PARM_DESC(overhead_kb, "Service demand added per request, KiB (default 0)");
+
+static char *key = "tgid";
+module_param(key, charp, 0444);
+MODULE_PARM_DESC(key, "Who counts as a user: tgid, pid, cgroup or single");
+
+static char *policy = "anon";
+module_param(policy, charp, 0444);
+MODULE_PARM_DESC(policy, "Sharing policy: anon, fifo or weighted");
+
+static char *users = "all";
+module_param(users, charp, 0444);
+MODULE_PARM_DESC(users, "Who shares f(n): all (reads and writes) or writes");
+
+static unsigned long grace_us = 2000;
+module_param(grace_us, ulong, 0444);
+MODULE_PARM_DESC(grace_us, "Idle grace before a user stops counting, us (default 2000)");
+
+static char *store = "memory";
+module_param(store, charp, 0444);
+MODULE_PARM_DESC(store, "Data store: memory or none (timing only)");
+
+int fnblk_major;
+DEFINE_MUTEX(fnblk_mutex);
+u64 fnblk_generation;
+static DEFINE_IDR(fnblk_idr);
+
+struct fnblk_dev *fnblk_dev_find(u32 id)
+{
+	lockdep_assert_held(&fnblk_mutex);
+	return id > INT_MAX ? NULL : idr_find(&fnblk_idr, id);
+}
+
+struct fnblk_dev *fnblk_dev_find_name(const char *name)
+{
+	struct fnblk_dev *dev;
+	u32 id;
+
+	if (strncmp(name, "fnblk", 5) || kstrtou32(name + 5, 10, &id))
+		return NULL;
+	dev = fnblk_dev_find(id);
+	return dev && !strcmp(dev->name, name) ? dev : NULL;
+}
+
+/* The device with the smallest id >= *id; *id is set to it. */
+struct fnblk_dev *fnblk_dev_next(u32 *id)
+{
+	int next = *id;
+	struct fnblk_dev *dev;
+
+	lockdep_assert_held(&fnblk_mutex);
+	if (*id > INT_MAX)
+		return NULL;
+	dev = idr_get_next(&fnblk_idr, &next);
+	if (dev)
+		*id = next;
+	return dev;
+}
+
+int fnblk_dev_add(struct fnblk_config *cfg, int id, struct fnblk_dev **out,
+		  const char **err)
+{
+	struct fnblk_dev *dev;
+	int ret;
+
+	lockdep_assert_held(&fnblk_mutex);
+	ret = fnblk_config_check(cfg, err);
+	if (ret)
+		return ret;
+	dev = kvzalloc(sizeof(*dev), GFP_KERNEL);
+	if (!dev)
+		return -ENOMEM;
+	if (id >= 0)
+		ret = idr_alloc(&fnblk_idr, dev, id, id + 1, GFP_KERNEL);
+	else
+		ret = idr_alloc(&fnblk_idr, dev, 0, FNBLK_MAX_DEVICES,
+				GFP_KERNEL);
+	if (ret < 0) {
+		*err = id >= 0 ? "device exists" : "too many devices";
+		if (ret == -ENOSPC)
+			ret = id >= 0 ? -EEXIST : -ENOSPC;
+		goto free_dev;
+	}
+	dev->id = ret;
+	snprintf(dev->name, sizeof(dev->name), "fnblk%u", dev->id);
+	spin_lock_init(&dev->lock);
+	dev->cfg = *cfg;
+	xa_init(&dev->users);
+	fnblk_store_init(&dev->store, cfg->store);
+	fnblk_io_setup(dev);
+	ret = fnblk_disk_create(dev);
+	if (ret) {
+		*err = "cannot create the disk";
+		goto remove_id;
+	}
+	fnblk_generation++;
+	fnblk_event_dev(dev, FNBLK_CMD_EVT_DEV_ADDED);
+	*out = dev;
+	return 0;
+
+remove_id:
+	idr_remove(&fnblk_idr, dev->id);
+	fnblk_store_destroy(&dev->store);
+free_dev:
+	kvfree(dev);
+	return ret;
+}
+
+int fnblk_dev_del(struct fnblk_dev *dev, const char **err)
+{
+	lockdep_assert_held(&fnblk_mutex);
+	spin_lock_bh(&dev->lock);
+	if (dev->open_count) {
+		spin_unlock_bh(&dev->lock);
+		*err = "device is open";
+		return -EBUSY;
+	}
+	dev->dying = true;	/* from here on opens fail */
+	spin_unlock_bh(&dev->lock);
+
+	idr_remove(&fnblk_idr, dev->id);
+	fnblk_generation++;
+	fnblk_event_dev(dev, FNBLK_CMD_EVT_DEV_REMOVED);
+	fnblk_disk_destroy(dev);
+	fnblk_users_destroy(dev);
+	fnblk_store_destroy(&dev->store);
+	kvfree(dev);
+	return 0;
+}
+
+/* Apply a new configuration under I/O; what cannot change live is refused. */
+int fnblk_dev_set(struct fnblk_dev *dev, const struct fnblk_config *cfg,
+		  const char **err)
+{
+	int ret = 0;
+
+	lockdep_assert_held(&fnblk_mutex);
+	if (cfg->size != dev->cfg.size) {
+		*err = "size is fixed at creation";
+		return -EINVAL;
+	}
+	if (cfg->store != dev->cfg.store) {
+		*err = "store is fixed at creation";
+		return -EINVAL;
+	}
+	spin_lock_bh(&dev->lock);
+	if (cfg->key != dev->cfg.key &&
+	    (dev->sched.nr_inflight || dev->sched.nr_active)) {
+		*err = "key can change only while the device is idle";
+		ret = -EBUSY;
+		goto unlock;
+	}
+	ret = fnblk_sched_configure(&dev->sched, &cfg->sched, ktime_get_ns());
+	if (ret) {
+		*err = "policy and users can change only with no I/O in flight";
+		goto unlock;
+	}
+	/* Users of the old key mode mean nothing under the new one. */
+	if (cfg->key != dev->cfg.key)
+		fnblk_users_prune_locked(dev);
+	dev->cfg = *cfg;
+	fnblk_io_kick_locked(dev);
+unlock:
+	fnblk_io_unlock(dev);
+	if (!ret) {
+		fnblk_generation++;
+		fnblk_event_dev(dev, FNBLK_CMD_EVT_DEV_CHANGED);
+	}
+	return ret;
+}
+
+static int __init fnblk_param_config(struct fnblk_config *cfg)
+{
+	fnblk_config_default(cfg);
+	cfg->size = (u64)size_mb << 20;
+	cfg->sched.bw = (u64)bw_mbps << 20;
+	cfg->sched.latency_ns = (u64)latency_us * NSEC_PER_USEC;
+	cfg->sched.overhead = (u64)overhead_kb << 10;
+	cfg->sched.grace_ns = (u64)grace_us * NSEC_PER_USEC;
+	if (strscpy(cfg->fn_spec, fn, sizeof(cfg->fn_spec)) < 0) {
+		pr_err("fn: specification too long\n");
+		return -EINVAL;
+	}
+	if (fnblk_parse_key(key, &cfg->key)) {
+		pr_err("key=%s: use tgid, pid, cgroup or single\n", key);
+		return -EINVAL;
+	}
+	if (fnblk_parse_policy(policy, &cfg->sched.policy)) {
+		pr_err("policy=%s: use anon, fifo or weighted\n", policy);
+		return -EINVAL;
+	}
+	if (fnblk_parse_users(users, &cfg->sched.users)) {
+		pr_err("users=%s: use all or writes\n", users);
+		return -EINVAL;
+	}
+	if (fnblk_parse_store(store, &cfg->store)) {
+		pr_err("store=%s: use memory or none\n", store);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void fnblk_del_all(void)
+{
+	struct fnblk_dev *dev;
+	const char *err;
+	u32 id = 0;
+
+	mutex_lock(&fnblk_mutex);
+	while ((dev = fnblk_dev_next(&id)))
+		WARN_ON(fnblk_dev_del(dev, &err));
+	mutex_unlock(&fnblk_mutex);
+}
+
+static int __init fnblk_create_defaults(void)
+{
+	struct fnblk_config *cfg;
+	struct fnblk_dev *dev;
+	const char *err = NULL;
+	unsigned int i;
+	int ret;
+
+	cfg = kmalloc(sizeof(*cfg), GFP_KERNEL);
+	if (!cfg)
+		return -ENOMEM;
+	ret = fnblk_param_config(cfg);
+	mutex_lock(&fnblk_mutex);
+	for (i = 0; !ret && i < nr_devices; i++) {
+		ret = fnblk_dev_add(cfg, i, &dev, &err);
+		if (ret)
+			pr_err("cannot create fnblk%u: %s\n", i,
+			       err ? err : "error");
+	}
+	mutex_unlock(&fnblk_mutex);
+	kfree(cfg);
+	return ret;
+}
+
+static int __init fnblk_init(void)
+{
+	int ret;
+
+	if (nr_devices > FNBLK_MAX_DEVICES) {
+		pr_err("nr_devices must be at most %d\n", FNBLK_MAX_DEVICES);
+		return -EINVAL;
+	}
+	fnblk_major = register_blkdev(0, "fnblk");
+	if (fnblk_major < 0)
+		return fnblk_major;
+	ret = fnblk_io_init();
+	if (ret)
+		goto unregister;
+	ret = fnblk_netlink_init();
+	if (ret)
+		goto io_exit;
+	ret = fnblk_create_defaults();
+	if (ret)
+		goto del_all;
+	pr_info("loaded, %u device(s)\n", nr_devices);
+	return 0;
+
+del_all:
+	fnblk_del_all();
+	fnblk_netlink_exit();
+io_exit:
+	fnblk_io_exit();
+unregister:
+	unregister_blkdev(fnblk_major, "fnblk");
+	return ret;
+}
+
+static void __exit fnblk_exit(void)
+{
+	fnblk_netlink_exit();
+	fnblk_del_all();
+	fnblk_io_exit();
+	unregister_blkdev(fnblk_major, "fnblk");
+}
+
+module_init(fnblk_init);
+module_exit(fnblk_exit);
+MODULE_DESCRIPTION("Block devices whose bandwidth is shared anonymously as f(n)*B");
+MODULE_AUTHOR("The fnblk developers");
+MODULE_LICENSE("GPL");

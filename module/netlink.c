@@ -1,0 +1,755 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The "fnblk" generic netlink family: configuration, counters, users and
+ * the event stream. Every operation has its own policy, so malformed
+ * requests are refused by the core with an extack message before they reach
+ * a handler; handlers add a message for every semantic refusal.
+ *
+ * Handlers hold fnblk_mutex, so a device cannot disappear under them, and
+ * take the device lock only to copy a consistent snapshot.
+ */
+#include <linux/slab.h>
+#include <linux/version.h>
+#include <net/genetlink.h>
+
+#include "fnblk.h"
+
+static struct genl_family fnblk_family;
+
+enum { FNBLK_MCGRP_EVENTS_ID };
+
+static const struct genl_multicast_group fnblk_mcgrps[] = {
+	[FNBLK_MCGRP_EVENTS_ID] = { .name = FNBLK_MCGRP_EVENTS },
+};
+
+/* Handlers' messages are string constants; extack keeps the pointer. */
+static void fnblk_nl_err(struct netlink_ext_ack *extack, const char *msg)
+{
+	if (extack && msg)
+		extack->_msg = msg;
+}
+
+static struct nlattr **fnblk_dump_attrs(struct netlink_callback *cb)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
+	return genl_dumpit_info(cb)->info.attrs;
+#else
+	return genl_dumpit_info(cb)->attrs;
+#endif
+}
+
+/* ---- policies ---- */
+
+static const struct nla_policy fnblk_dev_policy[FNBLK_A_MAX + 1] = {
+	[FNBLK_A_DEV_ID] = NLA_POLICY_MAX(NLA_U32, FNBLK_MAX_DEVICES - 1),
+	[FNBLK_A_DEV_NAME] = { .type = NLA_NUL_STRING,
+			       .len = FNBLK_NAME_LEN - 1 },
+};
+
+static const struct nla_policy fnblk_config_policy[FNBLK_A_MAX + 1] = {
+	[FNBLK_A_DEV_ID] = NLA_POLICY_MAX(NLA_U32, FNBLK_MAX_DEVICES - 1),
+	[FNBLK_A_DEV_NAME] = { .type = NLA_NUL_STRING,
+			       .len = FNBLK_NAME_LEN - 1 },
+	[FNBLK_A_SIZE] = { .type = NLA_U64 },
+	[FNBLK_A_BW] = { .type = NLA_U64 },
+	[FNBLK_A_FN] = { .type = NLA_NUL_STRING,
+			 .len = FNBLK_FN_SPEC_LEN - 1 },
+	[FNBLK_A_LATENCY_NS] = { .type = NLA_U64 },
+	[FNBLK_A_OVERHEAD] = { .type = NLA_U64 },
+	[FNBLK_A_KEY] = NLA_POLICY_MAX(NLA_U8, __FNBLK_KEY_MAX - 1),
+	[FNBLK_A_POLICY] = NLA_POLICY_MAX(NLA_U8, __FNBLK_POLICY_MAX - 1),
+	[FNBLK_A_USERS] = NLA_POLICY_MAX(NLA_U8, __FNBLK_USERS_MAX - 1),
+	[FNBLK_A_GRACE_NS] = { .type = NLA_U64 },
+	[FNBLK_A_STORE] = NLA_POLICY_MAX(NLA_U8, __FNBLK_STORE_MAX - 1),
+};
+
+static struct netlink_range_validation fnblk_weight_range = {
+	.min = 1,
+	.max = FNBLK_WEIGHT_MAX,
+};
+
+static const struct nla_policy fnblk_user_policy[FNBLK_USER_MAX + 1] = {
+	[FNBLK_USER_KEY] = { .type = NLA_U64 },
+	[FNBLK_USER_WEIGHT] = NLA_POLICY_FULL_RANGE(NLA_U32,
+						    &fnblk_weight_range),
+};
+
+static const struct nla_policy fnblk_user_set_policy[FNBLK_A_MAX + 1] = {
+	[FNBLK_A_DEV_ID] = NLA_POLICY_MAX(NLA_U32, FNBLK_MAX_DEVICES - 1),
+	[FNBLK_A_DEV_NAME] = { .type = NLA_NUL_STRING,
+			       .len = FNBLK_NAME_LEN - 1 },
+	[FNBLK_A_USER] = NLA_POLICY_NESTED(fnblk_user_policy),
+};
+
+/* ---- request parsing ---- */
+
+static struct fnblk_dev *fnblk_nl_dev(struct nlattr **attrs,
+				      struct netlink_ext_ack *extack)
+{
+	struct fnblk_dev *dev;
+
+	if (attrs[FNBLK_A_DEV_ID]) {
+		dev = fnblk_dev_find(nla_get_u32(attrs[FNBLK_A_DEV_ID]));
+		if (!dev)
+			NL_SET_ERR_MSG_ATTR(extack, attrs[FNBLK_A_DEV_ID],
+					    "no such device");
+	} else if (attrs[FNBLK_A_DEV_NAME]) {
+		dev = fnblk_dev_find_name(nla_data(attrs[FNBLK_A_DEV_NAME]));
+		if (!dev)
+			NL_SET_ERR_MSG_ATTR(extack, attrs[FNBLK_A_DEV_NAME],
+					    "no such device");
+	} else {
+		NL_SET_ERR_MSG(extack, "device id or name required");
+		return ERR_PTR(-EINVAL);
+	}
+	return dev ? dev : ERR_PTR(-ENODEV);
+}
+
+/* Overlay the attributes present in a request on cfg. */
+static void fnblk_nl_config(struct nlattr **a, struct fnblk_config *cfg)
+{
+	if (a[FNBLK_A_SIZE])
+		cfg->size = nla_get_u64(a[FNBLK_A_SIZE]);
+	if (a[FNBLK_A_BW])
+		cfg->sched.bw = nla_get_u64(a[FNBLK_A_BW]);
+	if (a[FNBLK_A_FN])
+		nla_strscpy(cfg->fn_spec, a[FNBLK_A_FN], sizeof(cfg->fn_spec));
+	if (a[FNBLK_A_LATENCY_NS])
+		cfg->sched.latency_ns = nla_get_u64(a[FNBLK_A_LATENCY_NS]);
+	if (a[FNBLK_A_OVERHEAD])
+		cfg->sched.overhead = nla_get_u64(a[FNBLK_A_OVERHEAD]);
+	if (a[FNBLK_A_KEY])
+		cfg->key = nla_get_u8(a[FNBLK_A_KEY]);
+	if (a[FNBLK_A_POLICY])
+		cfg->sched.policy = nla_get_u8(a[FNBLK_A_POLICY]);
+	if (a[FNBLK_A_USERS])
+		cfg->sched.users = nla_get_u8(a[FNBLK_A_USERS]);
+	if (a[FNBLK_A_GRACE_NS])
+		cfg->sched.grace_ns = nla_get_u64(a[FNBLK_A_GRACE_NS]);
+	if (a[FNBLK_A_STORE])
+		cfg->store = nla_get_u8(a[FNBLK_A_STORE]);
+}
+
+/* ---- replies ---- */
+
+static size_t fnblk_dev_msg_size(void)
+{
+	return nla_total_size(sizeof(u32)) +			/* DEV_ID */
+	       nla_total_size(FNBLK_NAME_LEN) +
+	       nla_total_size(FNBLK_FN_SPEC_LEN) +
+	       nla_total_size(FNBLK_FN_MAX * sizeof(u32)) +	/* FN_TABLE */
+	       6 * nla_total_size_64bit(sizeof(u64)) +
+	       4 * nla_total_size(sizeof(u8)) +
+	       nla_total_size(sizeof(u32));			/* NR_ACTIVE */
+}
+
+static int fnblk_fill_dev(struct sk_buff *skb, struct fnblk_dev *dev)
+{
+	struct fnblk_config *cfg;
+	u32 nr_active;
+	int ret = -ENOMEM;
+
+	cfg = kmalloc(sizeof(*cfg), GFP_KERNEL);
+	if (!cfg)
+		return ret;
+	spin_lock_bh(&dev->lock);
+	*cfg = dev->cfg;
+	nr_active = dev->sched.nr_active;
+	spin_unlock_bh(&dev->lock);
+
+	ret = -EMSGSIZE;
+	if (nla_put_u32(skb, FNBLK_A_DEV_ID, dev->id) ||
+	    nla_put_string(skb, FNBLK_A_DEV_NAME, dev->name) ||
+	    nla_put_u64_64bit(skb, FNBLK_A_SIZE, cfg->size, FNBLK_A_PAD) ||
+	    nla_put_u64_64bit(skb, FNBLK_A_BW, cfg->sched.bw, FNBLK_A_PAD) ||
+	    nla_put_string(skb, FNBLK_A_FN, cfg->fn_spec) ||
+	    nla_put(skb, FNBLK_A_FN_TABLE, cfg->sched.fn.nr * sizeof(u32),
+		    cfg->sched.fn.val) ||
+	    nla_put_u64_64bit(skb, FNBLK_A_LATENCY_NS, cfg->sched.latency_ns,
+			      FNBLK_A_PAD) ||
+	    nla_put_u64_64bit(skb, FNBLK_A_OVERHEAD, cfg->sched.overhead,
+			      FNBLK_A_PAD) ||
+	    nla_put_u8(skb, FNBLK_A_KEY, cfg->key) ||
+	    nla_put_u8(skb, FNBLK_A_POLICY, cfg->sched.policy) ||
+	    nla_put_u8(skb, FNBLK_A_USERS, cfg->sched.users) ||
+	    nla_put_u64_64bit(skb, FNBLK_A_GRACE_NS, cfg->sched.grace_ns,
+			      FNBLK_A_PAD) ||
+	    nla_put_u8(skb, FNBLK_A_STORE, cfg->store) ||
+	    nla_put_u32(skb, FNBLK_A_NR_ACTIVE, nr_active))
+		goto out;
+	ret = 0;
+out:
+	kfree(cfg);
+	return ret;
+}
+
+static int fnblk_put_u64s(struct sk_buff *skb, int attr, const u64 *v,
+			  size_t nr)
+{
+	return nla_put_64bit(skb, attr, nr * sizeof(u64), v, FNBLK_STAT_PAD);
+}
+
+static int fnblk_fill_stats(struct sk_buff *skb, struct fnblk_dev *dev)
+{
+	struct fnblk_snapshot *sn;
+	struct fnblk_stats *st;
+	struct nlattr *nest;
+	int ret = -ENOMEM;
+
+	sn = kmalloc(sizeof(*sn), GFP_KERNEL);
+	if (!sn)
+		return ret;
+	fnblk_stats_snapshot(dev, sn);
+	st = &sn->st;
+	ret = -EMSGSIZE;
+	if (nla_put_u32(skb, FNBLK_A_DEV_ID, dev->id) ||
+	    nla_put_string(skb, FNBLK_A_DEV_NAME, dev->name) ||
+	    nla_put_u32(skb, FNBLK_A_NR_ACTIVE, sn->nr_active))
+		goto out;
+	nest = nla_nest_start(skb, FNBLK_A_STATS);
+	if (!nest)
+		goto out;
+#define PUT64(attr, val) nla_put_u64_64bit(skb, attr, val, FNBLK_STAT_PAD)
+	if (PUT64(FNBLK_STAT_TIME_NS, sn->time_ns) ||
+	    PUT64(FNBLK_STAT_ELAPSED_NS, sn->elapsed_ns) ||
+	    PUT64(FNBLK_STAT_READ_OPS, st->ops[FNBLK_OP_READ]) ||
+	    PUT64(FNBLK_STAT_READ_BYTES, st->bytes[FNBLK_OP_READ]) ||
+	    PUT64(FNBLK_STAT_WRITE_OPS, st->ops[FNBLK_OP_WRITE]) ||
+	    PUT64(FNBLK_STAT_WRITE_BYTES, st->bytes[FNBLK_OP_WRITE]) ||
+	    PUT64(FNBLK_STAT_FLUSH_OPS, st->ops[FNBLK_OP_FLUSH]) ||
+	    PUT64(FNBLK_STAT_DISCARD_OPS, st->ops[FNBLK_OP_DISCARD]) ||
+	    PUT64(FNBLK_STAT_DISCARD_BYTES, st->bytes[FNBLK_OP_DISCARD]) ||
+	    PUT64(FNBLK_STAT_KTHREAD_OPS, st->kthread_ops) ||
+	    PUT64(FNBLK_STAT_KTHREAD_BYTES, st->kthread_bytes) ||
+	    PUT64(FNBLK_STAT_ERRORS, st->errors) ||
+	    nla_put_u32(skb, FNBLK_STAT_NR_ACTIVE, sn->nr_active) ||
+	    nla_put_u32(skb, FNBLK_STAT_PEAK_ACTIVE, sn->peak_active) ||
+	    PUT64(FNBLK_STAT_ACTIVATIONS, sn->activations) ||
+	    nla_put_u32(skb, FNBLK_STAT_NR_USERS, sn->nr_users) ||
+	    PUT64(FNBLK_STAT_N_TIME_SUM, sn->n_time_sum) ||
+	    fnblk_put_u64s(skb, FNBLK_STAT_N_HIST, sn->n_hist,
+			   FNBLK_NHIST_BINS) ||
+	    fnblk_put_u64s(skb, FNBLK_STAT_LAT_HIST, st->lat_hist,
+			   FNBLK_LHIST_BINS) ||
+	    fnblk_put_u64s(skb, FNBLK_STAT_QUEUE_HIST, st->queue_hist,
+			   FNBLK_LHIST_BINS) ||
+	    PUT64(FNBLK_STAT_LAT_SUM_NS, st->lat_sum_ns) ||
+	    PUT64(FNBLK_STAT_QUEUE_SUM_NS, st->queue_sum_ns) ||
+	    nla_put_u32(skb, FNBLK_STAT_INFLIGHT, sn->inflight) ||
+	    PUT64(FNBLK_STAT_EVENTS, sn->events)) {
+		nla_nest_cancel(skb, nest);
+		goto out;
+	}
+#undef PUT64
+	nla_nest_end(skb, nest);
+	ret = 0;
+out:
+	kfree(sn);
+	return ret;
+}
+
+static int fnblk_fill_user(struct sk_buff *skb, struct fnblk_dev *dev,
+			   struct fnblk_dev_user *u, u64 now)
+	__must_hold(&dev->lock)
+{
+	struct nlattr *nest;
+
+	if (nla_put_u32(skb, FNBLK_A_DEV_ID, dev->id))
+		return -EMSGSIZE;
+	nest = nla_nest_start(skb, FNBLK_A_USER);
+	if (!nest)
+		return -EMSGSIZE;
+#define PUT64(attr, val) nla_put_u64_64bit(skb, attr, val, FNBLK_USER_PAD)
+	if (PUT64(FNBLK_USER_KEY, u->su.key) ||
+	    (u->kthread && nla_put_flag(skb, FNBLK_USER_KTHREAD)) ||
+	    (u->su.active && nla_put_flag(skb, FNBLK_USER_ACTIVE)) ||
+	    nla_put_u32(skb, FNBLK_USER_WEIGHT, u->su.weight) ||
+	    PUT64(FNBLK_USER_READ_OPS, u->ops[0]) ||
+	    PUT64(FNBLK_USER_READ_BYTES, u->bytes[0]) ||
+	    PUT64(FNBLK_USER_WRITE_OPS, u->ops[1]) ||
+	    PUT64(FNBLK_USER_WRITE_BYTES, u->bytes[1]) ||
+	    PUT64(FNBLK_USER_ACTIVE_NS, fnblk_user_active_ns(&u->su, now)) ||
+	    PUT64(FNBLK_USER_WAIT_NS, u->wait_ns) ||
+	    PUT64(FNBLK_USER_ACTIVATIONS, u->su.activations)) {
+		nla_nest_cancel(skb, nest);
+		return -EMSGSIZE;
+	}
+#undef PUT64
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+/* One reply message for a "do" request, filled by fill. */
+static int fnblk_reply(struct genl_info *info, struct fnblk_dev *dev, u8 cmd,
+		       size_t size,
+		       int (*fill)(struct sk_buff *, struct fnblk_dev *))
+{
+	struct sk_buff *skb;
+	void *hdr;
+	int ret;
+
+	skb = genlmsg_new(size, GFP_KERNEL);
+	if (!skb)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(skb, info, &fnblk_family, 0, cmd);
+	ret = -EMSGSIZE;
+	if (!hdr)
+		goto free;
+	ret = fill(skb, dev);
+	if (ret)
+		goto free;
+	genlmsg_end(skb, hdr);
+	return genlmsg_reply(skb, info);
+free:
+	nlmsg_free(skb);
+	return ret;
+}
+
+/* ---- operations ---- */
+
+static int fnblk_nl_dev_add(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr **a = info->attrs;
+	struct fnblk_config *cfg;
+	struct fnblk_dev *dev;
+	const char *err = NULL;
+	int id = -1, ret;
+	u32 n;
+
+	if (a[FNBLK_A_DEV_ID]) {
+		id = nla_get_u32(a[FNBLK_A_DEV_ID]);
+	} else if (a[FNBLK_A_DEV_NAME]) {
+		const char *name = nla_data(a[FNBLK_A_DEV_NAME]);
+
+		if (strncmp(name, "fnblk", 5) || kstrtou32(name + 5, 10, &n) ||
+		    n >= FNBLK_MAX_DEVICES) {
+			NL_SET_ERR_MSG_ATTR(info->extack, a[FNBLK_A_DEV_NAME],
+					    "name must be fnblkN, N below 1024");
+			return -EINVAL;
+		}
+		id = n;
+	}
+	cfg = kmalloc(sizeof(*cfg), GFP_KERNEL);
+	if (!cfg)
+		return -ENOMEM;
+	fnblk_config_default(cfg);
+	fnblk_nl_config(a, cfg);
+	mutex_lock(&fnblk_mutex);
+	ret = fnblk_dev_add(cfg, id, &dev, &err);
+	if (ret)
+		fnblk_nl_err(info->extack, err);
+	else
+		ret = fnblk_reply(info, dev, FNBLK_CMD_DEV_GET,
+				  fnblk_dev_msg_size(), fnblk_fill_dev);
+	mutex_unlock(&fnblk_mutex);
+	kfree(cfg);
+	return ret;
+}
+
+static int fnblk_nl_dev_del(struct sk_buff *skb, struct genl_info *info)
+{
+	struct fnblk_dev *dev;
+	const char *err = NULL;
+	int ret;
+
+	mutex_lock(&fnblk_mutex);
+	dev = fnblk_nl_dev(info->attrs, info->extack);
+	ret = PTR_ERR_OR_ZERO(dev);
+	if (!ret) {
+		ret = fnblk_dev_del(dev, &err);
+		if (ret)
+			fnblk_nl_err(info->extack, err);
+	}
+	mutex_unlock(&fnblk_mutex);
+	return ret;
+}
+
+static int fnblk_nl_dev_set(struct sk_buff *skb, struct genl_info *info)
+{
+	struct fnblk_config *cfg;
+	struct fnblk_dev *dev;
+	const char *err = NULL;
+	int ret;
+
+	cfg = kmalloc(sizeof(*cfg), GFP_KERNEL);
+	if (!cfg)
+		return -ENOMEM;
+	mutex_lock(&fnblk_mutex);
+	dev = fnblk_nl_dev(info->attrs, info->extack);
+	ret = PTR_ERR_OR_ZERO(dev);
+	if (ret)
+		goto unlock;
+	spin_lock_bh(&dev->lock);
+	*cfg = dev->cfg;
+	spin_unlock_bh(&dev->lock);
+	fnblk_nl_config(info->attrs, cfg);
+	ret = fnblk_config_check(cfg, &err);
+	if (!ret)
+		ret = fnblk_dev_set(dev, cfg, &err);
+	if (ret)
+		fnblk_nl_err(info->extack, err);
+	else
+		ret = fnblk_reply(info, dev, FNBLK_CMD_DEV_GET,
+				  fnblk_dev_msg_size(), fnblk_fill_dev);
+unlock:
+	mutex_unlock(&fnblk_mutex);
+	kfree(cfg);
+	return ret;
+}
+
+static int fnblk_nl_dev_get(struct sk_buff *skb, struct genl_info *info)
+{
+	struct fnblk_dev *dev;
+	int ret;
+
+	mutex_lock(&fnblk_mutex);
+	dev = fnblk_nl_dev(info->attrs, info->extack);
+	ret = PTR_ERR_OR_ZERO(dev);
+	if (!ret)
+		ret = fnblk_reply(info, dev, FNBLK_CMD_DEV_GET,
+				  fnblk_dev_msg_size(), fnblk_fill_dev);
+	mutex_unlock(&fnblk_mutex);
+	return ret;
+}
+
+static int fnblk_nl_stats_get(struct sk_buff *skb, struct genl_info *info)
+{
+	struct fnblk_dev *dev;
+	int ret;
+
+	mutex_lock(&fnblk_mutex);
+	dev = fnblk_nl_dev(info->attrs, info->extack);
+	ret = PTR_ERR_OR_ZERO(dev);
+	if (!ret)
+		ret = fnblk_reply(info, dev, FNBLK_CMD_STATS_GET,
+				  NLMSG_GOODSIZE, fnblk_fill_stats);
+	mutex_unlock(&fnblk_mutex);
+	return ret;
+}
+
+static int fnblk_nl_stats_reset(struct sk_buff *skb, struct genl_info *info)
+{
+	struct fnblk_dev *dev;
+	int ret;
+
+	mutex_lock(&fnblk_mutex);
+	dev = fnblk_nl_dev(info->attrs, info->extack);
+	ret = PTR_ERR_OR_ZERO(dev);
+	if (!ret)
+		fnblk_stats_reset(dev);
+	mutex_unlock(&fnblk_mutex);
+	return ret;
+}
+
+static int fnblk_nl_user_set(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *ua[FNBLK_USER_MAX + 1];
+	struct fnblk_dev_user *u;
+	struct fnblk_dev *dev;
+	u64 key;
+	int ret;
+
+	if (!info->attrs[FNBLK_A_USER]) {
+		NL_SET_ERR_MSG(info->extack, "user attributes required");
+		return -EINVAL;
+	}
+	ret = nla_parse_nested(ua, FNBLK_USER_MAX, info->attrs[FNBLK_A_USER],
+			       fnblk_user_policy, info->extack);
+	if (ret)
+		return ret;
+	if (!ua[FNBLK_USER_KEY] || !ua[FNBLK_USER_WEIGHT]) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[FNBLK_A_USER],
+				    "user key and weight required");
+		return -EINVAL;
+	}
+	key = nla_get_u64(ua[FNBLK_USER_KEY]);
+	mutex_lock(&fnblk_mutex);
+	dev = fnblk_nl_dev(info->attrs, info->extack);
+	ret = PTR_ERR_OR_ZERO(dev);
+	if (ret)
+		goto unlock;
+	/* A weight may be set before the user's first I/O. */
+	spin_lock_bh(&dev->lock);
+	u = fnblk_user_get_locked(dev, key, GFP_KERNEL);
+	ret = PTR_ERR_OR_ZERO(u);
+	if (!ret)
+		fnblk_sched_set_weight(&dev->sched, &u->su,
+				       nla_get_u32(ua[FNBLK_USER_WEIGHT]),
+				       ktime_get_ns());
+	fnblk_io_kick_locked(dev);
+	fnblk_io_unlock(dev);
+unlock:
+	mutex_unlock(&fnblk_mutex);
+	return ret;
+}
+
+/* ---- dumps ---- */
+
+static int fnblk_dump_devs(struct sk_buff *skb, struct netlink_callback *cb,
+			   u8 cmd,
+			   int (*fill)(struct sk_buff *, struct fnblk_dev *))
+{
+	struct fnblk_dev *dev;
+	u32 id = cb->args[0];
+	void *hdr;
+	int ret = 0;
+
+	mutex_lock(&fnblk_mutex);
+	cb->seq = fnblk_generation;
+	while ((dev = fnblk_dev_next(&id))) {
+		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
+				  cb->nlh->nlmsg_seq, &fnblk_family,
+				  NLM_F_MULTI, cmd);
+		if (!hdr) {
+			ret = -EMSGSIZE;
+			break;
+		}
+		genl_dump_check_consistent(cb, hdr);
+		ret = fill(skb, dev);
+		if (ret) {
+			genlmsg_cancel(skb, hdr);
+			break;
+		}
+		genlmsg_end(skb, hdr);
+		id++;
+	}
+	mutex_unlock(&fnblk_mutex);
+	cb->args[0] = id;
+	/* A full skb ends this round; the dump resumes at id. */
+	if (ret == -EMSGSIZE && skb->len)
+		return skb->len;
+	return ret ? ret : skb->len;
+}
+
+static int fnblk_nl_dev_dump_start(struct netlink_callback *cb)
+{
+	/* One device with a full f(n) table must fit in a dump skb. */
+	cb->min_dump_alloc = max_t(u32, cb->min_dump_alloc,
+				   nlmsg_total_size(GENL_HDRLEN +
+						    fnblk_dev_msg_size()));
+	return 0;
+}
+
+static int fnblk_nl_dev_dump(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	return fnblk_dump_devs(skb, cb, FNBLK_CMD_DEV_GET, fnblk_fill_dev);
+}
+
+static int fnblk_nl_stats_dump(struct sk_buff *skb,
+			       struct netlink_callback *cb)
+{
+	return fnblk_dump_devs(skb, cb, FNBLK_CMD_STATS_GET, fnblk_fill_stats);
+}
+
+/* args[0]: device id + 1 once resolved; args[1]: next user key. */
+static int fnblk_nl_user_dump(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct fnblk_dev_user *u;
+	struct fnblk_dev *dev;
+	unsigned long key = cb->args[1];
+	void *hdr;
+	int ret = 0;
+	u64 now;
+
+	mutex_lock(&fnblk_mutex);
+	if (!cb->args[0]) {
+		dev = fnblk_nl_dev(fnblk_dump_attrs(cb), cb->extack);
+		if (IS_ERR(dev)) {
+			ret = PTR_ERR(dev);
+			goto unlock;
+		}
+		cb->args[0] = dev->id + 1;
+	} else {
+		dev = fnblk_dev_find(cb->args[0] - 1);
+		if (!dev) {	/* deleted between rounds */
+			ret = -ENODEV;
+			goto unlock;
+		}
+	}
+	spin_lock_bh(&dev->lock);
+	fnblk_io_kick_locked(dev);
+	now = dev->sched.now;
+	cb->seq = dev->users_gen;
+	xa_for_each_start(&dev->users, key, u, key) {
+		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
+				  cb->nlh->nlmsg_seq, &fnblk_family,
+				  NLM_F_MULTI, FNBLK_CMD_USER_GET);
+		if (!hdr)
+			break;
+		genl_dump_check_consistent(cb, hdr);
+		if (fnblk_fill_user(skb, dev, u, now)) {
+			genlmsg_cancel(skb, hdr);
+			break;
+		}
+		genlmsg_end(skb, hdr);
+		cb->args[1] = key + 1;
+		if (!cb->args[1])	/* key was ULONG_MAX: done */
+			break;
+	}
+	fnblk_io_unlock(dev);
+unlock:
+	mutex_unlock(&fnblk_mutex);
+	return ret ? ret : skb->len;
+}
+
+static const struct genl_ops fnblk_ops[] = {
+	{
+		.cmd = FNBLK_CMD_DEV_ADD,
+		.doit = fnblk_nl_dev_add,
+		.policy = fnblk_config_policy,
+		.maxattr = FNBLK_A_MAX,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = FNBLK_CMD_DEV_DEL,
+		.doit = fnblk_nl_dev_del,
+		.policy = fnblk_dev_policy,
+		.maxattr = FNBLK_A_MAX,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = FNBLK_CMD_DEV_GET,
+		.doit = fnblk_nl_dev_get,
+		.start = fnblk_nl_dev_dump_start,
+		.dumpit = fnblk_nl_dev_dump,
+		.policy = fnblk_dev_policy,
+		.maxattr = FNBLK_A_MAX,
+	},
+	{
+		.cmd = FNBLK_CMD_DEV_SET,
+		.doit = fnblk_nl_dev_set,
+		.policy = fnblk_config_policy,
+		.maxattr = FNBLK_A_MAX,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = FNBLK_CMD_STATS_GET,
+		.doit = fnblk_nl_stats_get,
+		.dumpit = fnblk_nl_stats_dump,
+		.policy = fnblk_dev_policy,
+		.maxattr = FNBLK_A_MAX,
+	},
+	{
+		.cmd = FNBLK_CMD_STATS_RESET,
+		.doit = fnblk_nl_stats_reset,
+		.policy = fnblk_dev_policy,
+		.maxattr = FNBLK_A_MAX,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = FNBLK_CMD_USER_GET,
+		.dumpit = fnblk_nl_user_dump,
+		.policy = fnblk_dev_policy,
+		.maxattr = FNBLK_A_MAX,
+	},
+	{
+		.cmd = FNBLK_CMD_USER_SET,
+		.doit = fnblk_nl_user_set,
+		.policy = fnblk_user_set_policy,
+		.maxattr = FNBLK_A_MAX,
+		.flags = GENL_ADMIN_PERM,
+	},
+};
+
+static struct genl_family fnblk_family __ro_after_init = {
+	.name = FNBLK_GENL_NAME,
+	.version = FNBLK_GENL_VERSION,
+	.maxattr = FNBLK_A_MAX,
+	.parallel_ops = true,
+	.module = THIS_MODULE,
+	.ops = fnblk_ops,
+	.n_ops = ARRAY_SIZE(fnblk_ops),
+	.resv_start_op = FNBLK_CMD_USER_SET + 1,
+	.mcgrps = fnblk_mcgrps,
+	.n_mcgrps = ARRAY_SIZE(fnblk_mcgrps),
+};
+
+/* ---- events ---- */
+
+static void fnblk_event_send(struct sk_buff *skb, void *hdr, gfp_t gfp)
+{
+	genlmsg_end(skb, hdr);
+	genlmsg_multicast(&fnblk_family, skb, 0, FNBLK_MCGRP_EVENTS_ID, gfp);
+}
+
+static bool fnblk_event_listened(void)
+{
+	return genl_has_listeners(&fnblk_family, &init_net,
+				  FNBLK_MCGRP_EVENTS_ID);
+}
+
+static void *fnblk_event_start(struct sk_buff **skb, struct fnblk_dev *dev,
+			       u8 cmd, u64 seq, u64 t, gfp_t gfp)
+{
+	void *hdr;
+
+	*skb = genlmsg_new(NLMSG_DEFAULT_SIZE, gfp);
+	if (!*skb)
+		return NULL;
+	hdr = genlmsg_put(*skb, 0, 0, &fnblk_family, 0, cmd);
+	if (!hdr ||
+	    nla_put_u32(*skb, FNBLK_A_DEV_ID, dev->id) ||
+	    nla_put_string(*skb, FNBLK_A_DEV_NAME, dev->name) ||
+	    nla_put_u64_64bit(*skb, FNBLK_A_EVT_TIME_NS, t, FNBLK_A_PAD) ||
+	    nla_put_u64_64bit(*skb, FNBLK_A_EVT_SEQ, seq, FNBLK_A_PAD)) {
+		nlmsg_free(*skb);
+		return NULL;
+	}
+	return hdr;
+}
+
+/*
+ * Runs inside the scheduler with dev->lock held (possibly in softirq), so
+ * it allocates atomically. Every event takes a sequence number even when
+ * nobody listens or the message is lost, so listeners can detect gaps.
+ */
+void fnblk_event_user_locked(struct fnblk_dev *dev, struct fnblk_dev_user *u,
+			     bool active, u64 t)
+	__must_hold(&dev->lock)
+{
+	u8 cmd = active ? FNBLK_CMD_EVT_USER_ACTIVE : FNBLK_CMD_EVT_USER_IDLE;
+	u64 seq = ++dev->event_seq;
+	struct sk_buff *skb;
+	void *hdr;
+
+	if (!fnblk_event_listened())
+		return;
+	hdr = fnblk_event_start(&skb, dev, cmd, seq, t, GFP_ATOMIC);
+	if (!hdr)
+		return;
+	if (nla_put_u64_64bit(skb, FNBLK_A_EVT_USER_KEY, u->su.key,
+			      FNBLK_A_PAD) ||
+	    nla_put_u32(skb, FNBLK_A_EVT_NR_ACTIVE, dev->sched.nr_active) ||
+	    (u->kthread && nla_put_flag(skb, FNBLK_A_EVT_KTHREAD))) {
+		nlmsg_free(skb);
+		return;
+	}
+	fnblk_event_send(skb, hdr, GFP_ATOMIC);
+}
+
+void fnblk_event_dev(struct fnblk_dev *dev, u8 cmd)
+{
+	struct sk_buff *skb;
+	void *hdr;
+	u64 seq;
+
+	spin_lock_bh(&dev->lock);
+	seq = ++dev->event_seq;
+	spin_unlock_bh(&dev->lock);
+	if (!fnblk_event_listened())
+		return;
+	hdr = fnblk_event_start(&skb, dev, cmd, seq, ktime_get_ns(),
+				GFP_KERNEL);
+	if (hdr)
+		fnblk_event_send(skb, hdr, GFP_KERNEL);
+}
+
+int fnblk_netlink_init(void)
+{
+	return genl_register_family(&fnblk_family);
+}
+
+void fnblk_netlink_exit(void)
+{
+	genl_unregister_family(&fnblk_family);
+}

@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Counters: updated when a request completes, read as one consistent
+ * snapshot taken under the device lock, reset together.
+ */
+#include <linux/log2.h>
+#include <linux/string.h>
+
+#include "fnblk.h"
+
+static unsigned int lat_bin(u64 ns)
+{
+	unsigned int bin = ns ? ilog2(ns) : 0;
+
+	return min_t(unsigned int, bin, FNBLK_LHIST_BINS - 1);
+}
+
+void fnblk_stats_complete(struct fnblk_dev *dev, struct fnblk_io *io,
+			  struct fnblk_dev_user *u)
+	__must_hold(&dev->lock)
+{
+	struct fnblk_stats *st = &dev->stats;
+	struct fnblk_req *rq = &io->rq;
+	u64 lat = rq->due_ns - rq->submit_ns;
+	u64 wait = rq->start_ns - rq->submit_ns;
+	int dir = rq->write ? 1 : 0;
+
+	st->ops[io->op]++;
+	st->bytes[io->op] += rq->bytes;
+	if (io->kthread) {
+		st->kthread_ops++;
+		st->kthread_bytes += rq->bytes;
+	}
+	st->lat_sum_ns += lat;
+	st->queue_sum_ns += wait;
+	st->lat_hist[lat_bin(lat)]++;
+	st->queue_hist[lat_bin(wait)]++;
+
+	u->ops[dir]++;
+	u->bytes[dir] += rq->bytes;
+	u->wait_ns += wait;
+	u->inflight--;
+}
+
+void fnblk_stats_snapshot(struct fnblk_dev *dev, struct fnblk_snapshot *snap)
+{
+	struct fnblk_sched *s = &dev->sched;
+
+	spin_lock_bh(&dev->lock);
+	fnblk_io_kick_locked(dev);	/* brings the n accounting to now */
+	snap->time_ns = s->now;
+	snap->elapsed_ns = s->now - s->stats_since_ns;
+	snap->st = dev->stats;
+	snap->nr_active = s->nr_active;
+	snap->peak_active = s->peak_active;
+	snap->nr_users = dev->nr_users;
+	snap->inflight = s->nr_inflight;
+	snap->activations = s->activations;
+	snap->n_time_sum = s->n_time_sum;
+	memcpy(snap->n_hist, s->n_hist, sizeof(snap->n_hist));
+	snap->events = dev->event_seq;
+	fnblk_io_unlock(dev);
+}
+
+void fnblk_stats_reset(struct fnblk_dev *dev)
+{
+	struct fnblk_dev_user *u;
+	unsigned long key;
+	u64 now;
+
+	spin_lock_bh(&dev->lock);
+	fnblk_io_kick_locked(dev);
+	now = dev->sched.now;
+	fnblk_sched_reset_stats(&dev->sched, now);
+	memset(&dev->stats, 0, sizeof(dev->stats));
+	fnblk_users_prune_locked(dev);
+	xa_for_each(&dev->users, key, u) {
+		fnblk_user_reset_stats(&u->su, now);
+		memset(u->ops, 0, sizeof(u->ops));
+		memset(u->bytes, 0, sizeof(u->bytes));
+		u->wait_ns = 0;
+	}
+	fnblk_io_unlock(dev);
+}
