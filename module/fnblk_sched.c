@@ -183,7 +183,11 @@ static void update_rate(struct fnblk_sched *s)
 	s->rate = rate ? rate : 1;
 }
 
-/* Move the clock to t: V grows while anything is served, n is accounted. */
+/*
+ * Move the clock to t. V grows while anyone is active, whether or not it
+ * has a request queued: an active user's share accrues for its whole
+ * active period (see enqueue). n is accounted.
+ */
 static void advance(struct fnblk_sched *s, u64 t)
 {
 	u64 dt, acc;
@@ -192,7 +196,7 @@ static void advance(struct fnblk_sched *s, u64 t)
 	if (t <= s->now)
 		return;
 	dt = t - s->now;
-	if (s->nr_backlogged && s->p.bw) {
+	if (s->nr_active && s->p.bw) {
 		v = (unsigned __int128)s->rate * dt + s->vfrac;
 		acc = (u64)(v >> RSHIFT);
 		s->vtime += acc;
@@ -271,6 +275,11 @@ static void deactivate(struct fnblk_sched *s, struct fnblk_user *u)
 	u->active_ns += s->now - u->active_since_ns;
 	s->nr_active--;
 	s->wsum -= u->weight;
+	/* Nobody active holds a tag: restart V so it never nears overflow. */
+	if (!s->nr_active) {
+		s->vtime = 0;
+		s->vfrac = 0;
+	}
 	update_rate(s);
 	if (s->ops->activity)
 		s->ops->activity(s, u, false, s->now);
@@ -316,11 +325,6 @@ static void finish_heads(struct fnblk_sched *s)
 			s->nr_backlogged--;
 		}
 		leave_bw_stage(s, rq);
-	}
-	/* Nothing served: restart V so it never nears overflow. */
-	if (!s->nr_backlogged) {
-		s->vtime = 0;
-		s->vfrac = 0;
 	}
 }
 
@@ -372,7 +376,14 @@ void fnblk_sched_run(struct fnblk_sched *s, u64 now)
 	advance(s, now);
 }
 
-static void enqueue(struct fnblk_sched *s, struct fnblk_req *rq)
+/*
+ * A request starts where the previous one of its flow finished in virtual
+ * time if the user was still active (idling in its grace period), so the
+ * share that accrued while it could not submit (its own turnaround, a late
+ * timer) is not lost: an active user receives f(n)*B/n for its whole active
+ * period, at most grace worth of it in advance. Otherwise it starts now.
+ */
+static void enqueue(struct fnblk_sched *s, struct fnblk_req *rq, bool resume)
 {
 	struct fnblk_user *u = rq->user;
 	struct fnblk_flow *flow;
@@ -385,7 +396,8 @@ static void enqueue(struct fnblk_sched *s, struct fnblk_req *rq)
 	u->nr_queued++;
 	if (!flow->nr_queued) {
 		rq->start_ns = s->now;
-		rq->tag = s->vtime + demand;
+		rq->tag = (resume && flow->tail_tag <= s->vtime ?
+			   flow->tail_tag : s->vtime) + demand;
 	} else {
 		rq->tag = flow->tail_tag + demand;
 	}
@@ -415,9 +427,12 @@ void fnblk_sched_submit(struct fnblk_sched *s, struct fnblk_user *u,
 		rq->leave_ns = s->now + svc;
 		to_delay_stage(s, rq, rq->leave_ns + s->p.latency_ns);
 	} else {
+		bool resume = u->in_grace &&
+			      s->p.policy != FNBLK_POLICY_FIFO;
+
 		activate(s, u);
 		if (s->p.bw) {
-			enqueue(s, rq);
+			enqueue(s, rq, resume);
 		} else {
 			u->nr_queued++;
 			leave_bw_stage(s, rq);

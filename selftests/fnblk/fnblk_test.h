@@ -1,0 +1,292 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Shared pieces of the fnblk selftests: loading the module, adding a device
+ * with a given configuration, and fleets of writer processes that start
+ * together and report what they did.
+ */
+#ifndef FNBLK_TEST_H
+#define FNBLK_TEST_H
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE	/* O_DIRECT */
+#endif
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fnblk_nl.h"
+
+#define MiB (1ULL << 20)
+#define UNSET UINT64_MAX
+
+static inline uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * Load fnblk with no default device unless it is loaded already: from
+ * $FNBLK_KO if set, else by modprobe (the test VM installs it in extra/).
+ */
+static inline int fnblk_load(void)
+{
+	const char *ko = getenv("FNBLK_KO");
+	char cmd[512];
+
+	if (!access("/sys/module/fnblk", F_OK))
+		return 0;
+	if (ko)
+		snprintf(cmd, sizeof(cmd), "insmod %s nr_devices=0", ko);
+	else
+		snprintf(cmd, sizeof(cmd), "modprobe fnblk nr_devices=0");
+	return system(cmd) ? -1 : 0;
+}
+
+/*
+ * A device configuration; fields left UNSET (or NULL) take defaults.
+ * DEV_CFG() fills the defaults, then the caller's designated initializers
+ * override them, which is what -Woverride-init warns about.
+ */
+#pragma GCC diagnostic ignored "-Woverride-init"
+struct dev_cfg {
+	const char *name;
+	uint64_t size, bw, latency_ns, overhead, grace_ns;
+	const char *fn;
+	int key, policy, users, store;	/* -1: default */
+};
+
+#define DEV_CFG(...) ((struct dev_cfg){ .size = UNSET, .bw = UNSET, \
+	.latency_ns = UNSET, .overhead = UNSET, .grace_ns = UNSET, \
+	.key = -1, .policy = -1, .users = -1, .store = -1, __VA_ARGS__ })
+
+static inline void dev_cfg_put(struct nl_msg *m, const struct dev_cfg *d)
+{
+	if (d->name)
+		nla_put_string(m, FNBLK_A_DEV_NAME, d->name);
+	if (d->size != UNSET)
+		nla_put_u64(m, FNBLK_A_SIZE, d->size);
+	if (d->bw != UNSET)
+		nla_put_u64(m, FNBLK_A_BW, d->bw);
+	if (d->fn)
+		nla_put_string(m, FNBLK_A_FN, d->fn);
+	if (d->latency_ns != UNSET)
+		nla_put_u64(m, FNBLK_A_LATENCY_NS, d->latency_ns);
+	if (d->overhead != UNSET)
+		nla_put_u64(m, FNBLK_A_OVERHEAD, d->overhead);
+	if (d->grace_ns != UNSET)
+		nla_put_u64(m, FNBLK_A_GRACE_NS, d->grace_ns);
+	if (d->key >= 0)
+		nla_put_u8(m, FNBLK_A_KEY, d->key);
+	if (d->policy >= 0)
+		nla_put_u8(m, FNBLK_A_POLICY, d->policy);
+	if (d->users >= 0)
+		nla_put_u8(m, FNBLK_A_USERS, d->users);
+	if (d->store >= 0)
+		nla_put_u8(m, FNBLK_A_STORE, d->store);
+}
+
+static inline int dev_add(struct fnl *c, const struct dev_cfg *d)
+{
+	struct nl_msg *m = fnl_msg(c, FNBLK_CMD_DEV_ADD, 0);
+
+	dev_cfg_put(m, d);
+	return fnl_send(c, m, NULL, NULL);
+}
+
+static inline int dev_set(struct fnl *c, const struct dev_cfg *d)
+{
+	struct nl_msg *m = fnl_msg(c, FNBLK_CMD_DEV_SET, 0);
+
+	dev_cfg_put(m, d);
+	return fnl_send(c, m, NULL, NULL);
+}
+
+/* Delete, retrying while udev-like openers still hold the device. */
+static inline int dev_del(struct fnl *c, const char *name)
+{
+	int i, ret = 0;
+
+	for (i = 0; i < 50; i++) {
+		ret = fnl_simple(c, FNBLK_CMD_DEV_DEL, name);
+		if (ret != -EBUSY)
+			break;
+		usleep(100000);
+	}
+	return ret;
+}
+
+/* ---- writer fleets ---- */
+
+/* What one writer process does. */
+struct wspec {
+	const char *path;
+	uint64_t offset;	/* where its region starts */
+	uint64_t bytes;		/* total to write (0: until the deadline) */
+	uint32_t bs;		/* request size */
+	uint32_t qd;		/* threads, each with one request in flight */
+	uint8_t fill;		/* byte pattern; 0 = offset-derived */
+};
+
+/* What it reports (in shared memory). */
+struct wres {
+	uint64_t start_ns, end_ns, bytes;
+	int error;
+};
+
+struct wthread {
+	const struct wspec *ws;
+	struct wres *res;
+	volatile uint64_t *deadline;
+	uint32_t idx;
+	uint64_t bytes;
+	int error;
+};
+
+static inline void pattern_fill(uint8_t *buf, uint32_t len, uint64_t off,
+				uint8_t fill)
+{
+	uint32_t i;
+
+	for (i = 0; i < len; i++)
+		buf[i] = fill ? fill : (uint8_t)((off + i) * 131 + (off >> 12));
+}
+
+static inline void *wthread_run(void *arg)
+{
+	struct wthread *t = arg;
+	const struct wspec *ws = t->ws;
+	uint64_t chunks = ws->bytes / ws->bs, k, off;
+	void *buf;
+	int fd;
+
+	fd = open(ws->path, O_WRONLY | O_DIRECT);
+	if (fd < 0 || posix_memalign(&buf, 4096, ws->bs)) {
+		t->error = errno ? errno : ENOMEM;
+		return NULL;
+	}
+	/* A fixed fill is written once: timing tests spend no CPU on it. */
+	if (ws->fill)
+		pattern_fill(buf, ws->bs, 0, ws->fill);
+	/* Thread i writes chunks i, i + qd, ... of the region. */
+	for (k = t->idx; !ws->bytes || k < chunks; k += ws->qd) {
+		if (!ws->bytes && now_ns() >= *t->deadline)
+			break;
+		off = ws->offset + (ws->bytes ? k * ws->bs :
+				    (k % 64) * ws->bs);
+		if (!ws->fill)
+			pattern_fill(buf, ws->bs, off, 0);
+		if (pwrite(fd, buf, ws->bs, (off_t)off) != (ssize_t)ws->bs) {
+			t->error = errno ? errno : EIO;
+			break;
+		}
+		t->bytes += ws->bs;
+	}
+	free(buf);
+	close(fd);
+	return NULL;
+}
+
+/* Body of one writer process. */
+static inline void writer_main(const struct wspec *ws, struct wres *res,
+			       volatile int *go, volatile uint64_t *deadline)
+{
+	pthread_t tid[64];
+	struct wthread t[64];
+	uint32_t i, qd = ws->qd > 64 ? 64 : ws->qd;
+
+	while (!*go)
+		usleep(100);
+	res->start_ns = now_ns();
+	for (i = 0; i < qd; i++) {
+		t[i] = (struct wthread){ .ws = ws, .res = res,
+					 .deadline = deadline, .idx = i };
+		pthread_create(&tid[i], NULL, wthread_run, &t[i]);
+	}
+	for (i = 0; i < qd; i++) {
+		pthread_join(tid[i], NULL);
+		res->bytes += t[i].bytes;
+		if (t[i].error)
+			res->error = t[i].error;
+	}
+	res->end_ns = now_ns();
+}
+
+/*
+ * Run n writers as separate processes (separate users under key tgid),
+ * released together; duration_ns bounds writers whose bytes is 0. hook, if
+ * any, runs with the writers' pids just before their release. res must
+ * hold n entries. Returns 0 when every writer succeeded.
+ */
+typedef void (*before_go_fn)(const pid_t *pids, int n, void *arg);
+
+static inline int run_writers_hook(const struct wspec *ws, int n,
+				   struct wres *res, uint64_t duration_ns,
+				   before_go_fn hook, void *arg)
+{
+	struct shared {
+		volatile int go;
+		volatile uint64_t deadline;
+		struct wres res[];
+	} *sh;
+	size_t size = sizeof(*sh) + (size_t)n * sizeof(struct wres);
+	pid_t pid[256];
+	int i, status, ret = 0;
+
+	if (n > 256)
+		return -1;
+	sh = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (sh == MAP_FAILED)
+		return -1;
+	memset(sh, 0, size);
+	for (i = 0; i < n; i++) {
+		pid[i] = fork();
+		if (!pid[i]) {
+			writer_main(&ws[i], &sh->res[i], &sh->go,
+				    &sh->deadline);
+			_exit(0);
+		}
+	}
+	usleep(200000);		/* let every process reach the barrier */
+	if (hook)
+		hook(pid, n, arg);
+	sh->deadline = now_ns() + duration_ns;
+	sh->go = 1;
+	for (i = 0; i < n; i++) {
+		waitpid(pid[i], &status, 0);
+		if (!WIFEXITED(status) || WEXITSTATUS(status) ||
+		    sh->res[i].error)
+			ret = -1;
+	}
+	memcpy(res, sh->res, (size_t)n * sizeof(struct wres));
+	munmap(sh, size);
+	return ret;
+}
+
+static inline int run_writers(const struct wspec *ws, int n, struct wres *res,
+			      uint64_t duration_ns)
+{
+	return run_writers_hook(ws, n, res, duration_ns, NULL, NULL);
+}
+
+static inline double secs(uint64_t ns)
+{
+	return (double)ns / 1e9;
+}
+
+static inline double wres_rate(const struct wres *r)
+{
+	return (double)r->bytes / secs(r->end_ns - r->start_ns);
+}
+
+#endif /* FNBLK_TEST_H */

@@ -1,0 +1,568 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The fnblk generic netlink interface: configuration round trips, every
+ * kind of malformed request refused with an errno and an extack message,
+ * permissions, dumps larger than one message, counters that add up, the
+ * event stream, and a device with thousands of simultaneous users.
+ */
+#include <sys/syscall.h>
+
+#include "../kselftest_harness.h"
+#include "fnblk_test.h"
+
+#define DEV "fnblk9"
+#define DEVPATH "/dev/" DEV
+
+FIXTURE(nl) {
+	struct fnl c;
+};
+
+FIXTURE_SETUP(nl)
+{
+	ASSERT_EQ(0, fnblk_load());
+	ASSERT_EQ(0, fnl_open(&self->c));
+}
+
+FIXTURE_TEARDOWN(nl)
+{
+	dev_del(&self->c, DEV);
+	fnl_close(&self->c);
+}
+
+struct dev_info {
+	uint64_t size, bw, latency, overhead, grace;
+	uint8_t key, policy, users, store;
+	char name[32], fn[128];
+	uint32_t table[FNBLK_FN_MAX];
+	int nr_table, count;
+};
+
+static void dev_reply(struct nlattr **tb, void *arg)
+{
+	struct dev_info *d = arg;
+
+	d->count++;
+	if (tb[FNBLK_A_DEV_NAME])
+		snprintf(d->name, sizeof(d->name), "%s",
+			 nla_get_string(tb[FNBLK_A_DEV_NAME]));
+	if (tb[FNBLK_A_FN])
+		snprintf(d->fn, sizeof(d->fn), "%s",
+			 nla_get_string(tb[FNBLK_A_FN]));
+	if (tb[FNBLK_A_FN_TABLE]) {
+		d->nr_table = nla_len(tb[FNBLK_A_FN_TABLE]) / 4;
+		memcpy(d->table, nla_data(tb[FNBLK_A_FN_TABLE]),
+		       (size_t)d->nr_table * 4);
+	}
+#define GET(f, a, g) (d->f = tb[a] ? g(tb[a]) : 0)
+	GET(size, FNBLK_A_SIZE, nla_get_u64);
+	GET(bw, FNBLK_A_BW, nla_get_u64);
+	GET(latency, FNBLK_A_LATENCY_NS, nla_get_u64);
+	GET(overhead, FNBLK_A_OVERHEAD, nla_get_u64);
+	GET(grace, FNBLK_A_GRACE_NS, nla_get_u64);
+	GET(key, FNBLK_A_KEY, nla_get_u8);
+	GET(policy, FNBLK_A_POLICY, nla_get_u8);
+	GET(users, FNBLK_A_USERS, nla_get_u8);
+	GET(store, FNBLK_A_STORE, nla_get_u8);
+#undef GET
+}
+
+static int dev_get(struct fnl *c, const char *name, struct dev_info *d)
+{
+	memset(d, 0, sizeof(*d));
+	return fnl_send(c, fnl_dev_msg(c, FNBLK_CMD_DEV_GET, 0, name),
+			dev_reply, d);
+}
+
+TEST_F(nl, add_get_set_del_round_trip)
+{
+	struct dev_info d;
+	int i;
+
+	ASSERT_EQ(0, dev_add(&self->c, &DEV_CFG(.name = DEV, .size = 64 * MiB,
+			.bw = 12 * MiB, .fn = "linear:3", .latency_ns = 250000,
+			.overhead = 8192, .grace_ns = 5000000,
+			.key = FNBLK_KEY_PID, .policy = FNBLK_POLICY_WEIGHTED,
+			.users = FNBLK_USERS_WRITES,
+			.store = FNBLK_STORE_NONE))) TH_LOG("%s", self->c.err);
+	ASSERT_EQ(0, access(DEVPATH, F_OK));
+	ASSERT_EQ(0, dev_get(&self->c, DEV, &d));
+	EXPECT_STREQ(DEV, d.name);
+	EXPECT_EQ(64 * MiB, d.size);
+	EXPECT_EQ(12 * MiB, d.bw);
+	EXPECT_STREQ("linear:3", d.fn);
+	EXPECT_EQ(250000, d.latency);
+	EXPECT_EQ(8192, d.overhead);
+	EXPECT_EQ(5000000, d.grace);
+	EXPECT_EQ(FNBLK_KEY_PID, d.key);
+	EXPECT_EQ(FNBLK_POLICY_WEIGHTED, d.policy);
+	EXPECT_EQ(FNBLK_USERS_WRITES, d.users);
+	EXPECT_EQ(FNBLK_STORE_NONE, d.store);
+	ASSERT_EQ(3, d.nr_table);
+	for (i = 0; i < 3; i++)
+		EXPECT_EQ((uint32_t)(i + 1) << FNBLK_FN_SHIFT, d.table[i]);
+
+	ASSERT_EQ(0, dev_set(&self->c, &DEV_CFG(.name = DEV, .bw = 0,
+						 .fn = "power:0.5")));
+	ASSERT_EQ(0, dev_get(&self->c, DEV, &d));
+	EXPECT_EQ(0, d.bw);
+	EXPECT_EQ(FNBLK_FN_MAX, d.nr_table);
+	EXPECT_EQ(FNBLK_FN_ONE, d.table[0]);
+	EXPECT_EQ(2 * FNBLK_FN_ONE, d.table[3]);	/* 4^0.5 */
+	EXPECT_EQ(0, dev_del(&self->c, DEV));
+	EXPECT_NE(0, access(DEVPATH, F_OK));
+	EXPECT_EQ(-ENODEV, dev_get(&self->c, DEV, &d));
+}
+
+/* A request and what the kernel must say to it. */
+struct bad_case {
+	const char *what;
+	int cmd;
+	void (*build)(struct nl_msg *m);
+	int err;
+	const char *msg;	/* substring of the extack message */
+};
+
+static void b_bw_u32(struct nl_msg *m)
+{
+	nla_put_string(m, FNBLK_A_DEV_NAME, DEV);
+	nla_put_u32(m, FNBLK_A_BW, 1000);
+}
+
+static void b_unknown_attr(struct nl_msg *m)
+{
+	nla_put_string(m, FNBLK_A_DEV_NAME, DEV);
+	nla_put_u32(m, FNBLK_A_MAX + 5, 1);
+}
+
+static void b_fn(struct nl_msg *m)
+{
+	nla_put_string(m, FNBLK_A_DEV_NAME, DEV);
+	nla_put_string(m, FNBLK_A_FN, "quadratic");
+}
+
+static void b_table(struct nl_msg *m)
+{
+	nla_put_string(m, FNBLK_A_DEV_NAME, DEV);
+	nla_put_string(m, FNBLK_A_FN, "table:1,0,2");
+}
+
+static void b_size(struct nl_msg *m)
+{
+	nla_put_string(m, FNBLK_A_DEV_NAME, DEV);
+	nla_put_u64(m, FNBLK_A_SIZE, 1000);
+}
+
+static void b_key(struct nl_msg *m)
+{
+	nla_put_string(m, FNBLK_A_DEV_NAME, DEV);
+	nla_put_u8(m, FNBLK_A_KEY, 9);
+}
+
+static void b_bw_small(struct nl_msg *m)
+{
+	nla_put_string(m, FNBLK_A_DEV_NAME, DEV);
+	nla_put_u64(m, FNBLK_A_BW, 100);
+}
+
+static void b_name(struct nl_msg *m)
+{
+	nla_put_string(m, FNBLK_A_DEV_NAME, "sda");
+}
+
+static void b_latency(struct nl_msg *m)
+{
+	nla_put_string(m, FNBLK_A_DEV_NAME, DEV);
+	nla_put_u64(m, FNBLK_A_LATENCY_NS, 3600ULL * 1000000000ULL);
+}
+
+static void b_nodev(struct nl_msg *m)
+{
+	nla_put_string(m, FNBLK_A_DEV_NAME, "fnblk999");
+}
+
+static void b_nothing(struct nl_msg *m)
+{
+	(void)m;
+}
+
+static void b_weight0(struct nl_msg *m)
+{
+	struct nlattr *u;
+
+	nla_put_string(m, FNBLK_A_DEV_NAME, "fnblk8");
+	u = nla_nest_start(m, FNBLK_A_USER);
+	nla_put_u64(m, FNBLK_USER_KEY, 1);
+	nla_put_u32(m, FNBLK_USER_WEIGHT, 0);
+	nla_nest_end(m, u);
+}
+
+static void b_weight_nokey(struct nl_msg *m)
+{
+	struct nlattr *u;
+
+	nla_put_string(m, FNBLK_A_DEV_NAME, "fnblk8");
+	u = nla_nest_start(m, FNBLK_A_USER);
+	nla_put_u32(m, FNBLK_USER_WEIGHT, 2);
+	nla_nest_end(m, u);
+}
+
+static void b_set_size(struct nl_msg *m)
+{
+	nla_put_string(m, FNBLK_A_DEV_NAME, "fnblk8");
+	nla_put_u64(m, FNBLK_A_SIZE, 8 * MiB);
+}
+
+static void b_set_store(struct nl_msg *m)
+{
+	nla_put_string(m, FNBLK_A_DEV_NAME, "fnblk8");
+	nla_put_u8(m, FNBLK_A_STORE, FNBLK_STORE_NONE);
+}
+
+static void b_dup(struct nl_msg *m)
+{
+	nla_put_string(m, FNBLK_A_DEV_NAME, "fnblk8");
+}
+
+static const struct bad_case bad_cases[] = {
+	{ "bw as u32", FNBLK_CMD_DEV_ADD, b_bw_u32, -EINVAL,
+	  "invalid attribute length" },
+	{ "unknown attribute", FNBLK_CMD_DEV_ADD, b_unknown_attr, -EINVAL,
+	  "Unknown attribute type" },
+	{ "unknown f(n) shape", FNBLK_CMD_DEV_ADD, b_fn, -EINVAL,
+	  "unknown f(n) shape" },
+	{ "zero in a table", FNBLK_CMD_DEV_ADD, b_table, -EINVAL,
+	  "entries must be in (0, 1024]" },
+	{ "size not 4 KiB", FNBLK_CMD_DEV_ADD, b_size, -EINVAL,
+	  "size must be a multiple of 4 KiB" },
+	{ "key out of range", FNBLK_CMD_DEV_ADD, b_key, -ERANGE,
+	  "integer out of range" },
+	{ "bandwidth too small", FNBLK_CMD_DEV_ADD, b_bw_small, -EINVAL,
+	  "bandwidth must be" },
+	{ "latency too long", FNBLK_CMD_DEV_ADD, b_latency, -EINVAL,
+	  "latency must be at most" },
+	{ "bad device name", FNBLK_CMD_DEV_ADD, b_name, -EINVAL,
+	  "name must be fnblkN" },
+	{ "existing device", FNBLK_CMD_DEV_ADD, b_dup, -EEXIST,
+	  "device exists" },
+	{ "no such device", FNBLK_CMD_DEV_GET, b_nodev, -ENODEV,
+	  "no such device" },
+	{ "no device named", FNBLK_CMD_DEV_DEL, b_nothing, -EINVAL,
+	  "device id or name required" },
+	{ "weight zero", FNBLK_CMD_USER_SET, b_weight0, -ERANGE,
+	  "integer out of range" },
+	{ "weight without key", FNBLK_CMD_USER_SET, b_weight_nokey, -EINVAL,
+	  "user key and weight required" },
+	{ "size change", FNBLK_CMD_DEV_SET, b_set_size, -EINVAL,
+	  "size is fixed at creation" },
+	{ "store change", FNBLK_CMD_DEV_SET, b_set_store, -EINVAL,
+	  "store is fixed at creation" },
+};
+
+TEST_F(nl, malformed_requests_refused)
+{
+	struct dev_info d;
+	unsigned int i;
+
+	ASSERT_EQ(0, dev_add(&self->c, &DEV_CFG(.name = "fnblk8",
+						 .size = 16 * MiB)));
+	for (i = 0; i < sizeof(bad_cases) / sizeof(bad_cases[0]); i++) {
+		const struct bad_case *b = &bad_cases[i];
+		struct nl_msg *m = fnl_msg(&self->c, b->cmd, 0);
+		int ret;
+
+		b->build(m);
+		ret = fnl_send(&self->c, m, NULL, NULL);
+		TH_LOG("%s: %d \"%s\"", b->what, ret, self->c.err);
+		EXPECT_EQ(b->err, ret);
+		/* Every refusal explains itself. */
+		EXPECT_NE('\0', self->c.err[0]);
+		EXPECT_NE(NULL, strstr(self->c.err, b->msg));
+	}
+	/* Nothing was created or changed by the refused requests. */
+	EXPECT_EQ(-ENODEV, dev_get(&self->c, DEV, &d));
+	ASSERT_EQ(0, dev_get(&self->c, "fnblk8", &d));
+	EXPECT_EQ(16 * MiB, d.size);
+	EXPECT_EQ(FNBLK_STORE_MEMORY, d.store);
+	EXPECT_EQ(0, dev_del(&self->c, "fnblk8"));
+}
+
+TEST_F(nl, busy_device_not_deleted)
+{
+	int fd;
+
+	ASSERT_EQ(0, dev_add(&self->c, &DEV_CFG(.name = DEV)));
+	fd = open(DEVPATH, O_RDWR);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-EBUSY, fnl_simple(&self->c, FNBLK_CMD_DEV_DEL, DEV));
+	EXPECT_STREQ("device is open", self->c.err);
+	EXPECT_EQ(0, access(DEVPATH, F_OK));
+	close(fd);
+	EXPECT_EQ(0, dev_del(&self->c, DEV));
+}
+
+/* Changes need CAP_NET_ADMIN; reads do not. */
+TEST_F(nl, changes_need_cap_net_admin)
+{
+	int status;
+	pid_t pid;
+
+	ASSERT_EQ(0, dev_add(&self->c, &DEV_CFG(.name = DEV)));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		struct fnl c;
+		struct dev_info d;
+
+		/* Dropping root drops every capability. */
+		if (setresuid(65534, 65534, 65534) || fnl_open(&c))
+			_exit(10);
+		if (dev_get(&c, DEV, &d) || strcmp(d.name, DEV))
+			_exit(11);
+		if (dev_set(&c, &DEV_CFG(.name = DEV, .bw = MiB)) != -EPERM)
+			_exit(12);
+		if (fnl_simple(&c, FNBLK_CMD_DEV_DEL, DEV) != -EPERM)
+			_exit(13);
+		if (dev_add(&c, &DEV_CFG(.name = "fnblk8")) != -EPERM)
+			_exit(14);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+}
+
+/* Dumps larger than one message: many devices with 1024-entry tables. */
+TEST_F(nl, dump_spans_messages)
+{
+	struct dev_info d;
+	char name[16];
+	int i;
+
+	for (i = 0; i < 40; i++) {
+		snprintf(name, sizeof(name), "fnblk%d", 100 + i);
+		ASSERT_EQ(0, dev_add(&self->c, &DEV_CFG(.name = name,
+						.fn = "power:-0.5")));
+	}
+	memset(&d, 0, sizeof(d));
+	ASSERT_EQ(0, fnl_send(&self->c, fnl_msg(&self->c, FNBLK_CMD_DEV_GET,
+						NLM_F_DUMP), dev_reply, &d));
+	EXPECT_LE(40, d.count);
+	EXPECT_EQ(FNBLK_FN_MAX, d.nr_table);
+	EXPECT_EQ(FNBLK_FN_ONE / 2, d.table[3]);	/* 4^-0.5 */
+	memset(&d, 0, sizeof(d));
+	ASSERT_EQ(0, fnl_send(&self->c, fnl_msg(&self->c,
+				FNBLK_CMD_STATS_GET, NLM_F_DUMP), NULL, NULL));
+	for (i = 0; i < 40; i++) {
+		snprintf(name, sizeof(name), "fnblk%d", 100 + i);
+		EXPECT_EQ(0, dev_del(&self->c, name));
+	}
+}
+
+static uint64_t sum(const uint64_t *v, int n)
+{
+	uint64_t s = 0;
+	int i;
+
+	for (i = 0; i < n; i++)
+		s += v[i];
+	return s;
+}
+
+/* Per-user bytes add up to the device's; the n histogram to elapsed time. */
+TEST_F(nl, counters_add_up)
+{
+	struct wspec ws[3];
+	struct wres res[3];
+	struct fnl_stats s;
+	struct fnl_users us = { .u = calloc(64, sizeof(struct fnl_user)),
+				.cap = 64 };
+	uint64_t ub = 0, uops = 0, uact = 0, weighted = 0;
+	char buf[4096] __attribute__((aligned(4096)));
+	size_t i;
+	int fd;
+
+	ASSERT_EQ(0, dev_add(&self->c, &DEV_CFG(.name = DEV, .bw = 32 * MiB,
+			.fn = "linear:2", .grace_ns = 20000000)));
+	for (i = 0; i < 3; i++)
+		ws[i] = (struct wspec){ .path = DEVPATH, .offset = i * 8 * MiB,
+			.bytes = (i + 1) * MiB, .bs = 64 * 1024,
+			.qd = (uint32_t)i + 1, .fill = 0x5a };
+	ASSERT_EQ(0, run_writers(ws, 3, res, 0));
+	usleep(100000);	/* the writers have gone idle */
+	fd = open(DEVPATH, O_RDONLY | O_DIRECT);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(4096, pread(fd, buf, 4096, 0));
+	close(fd);
+	usleep(50000);	/* past the grace period: nobody active */
+
+	ASSERT_EQ(0, fnl_stats(&self->c, DEV, &s));
+	ASSERT_EQ(0, fnl_users(&self->c, DEV, &us));
+	for (i = 0; i < us.nr; i++) {
+		ub += us.u[i].write_bytes + us.u[i].read_bytes;
+		uops += us.u[i].write_ops + us.u[i].read_ops;
+		uact += us.u[i].activations;
+	}
+	EXPECT_EQ(6 * MiB, s.v[FNBLK_STAT_WRITE_BYTES]);
+	EXPECT_EQ(4096, s.v[FNBLK_STAT_READ_BYTES]);
+	EXPECT_EQ(s.v[FNBLK_STAT_WRITE_BYTES] + s.v[FNBLK_STAT_READ_BYTES], ub);
+	EXPECT_EQ(s.v[FNBLK_STAT_WRITE_OPS] + s.v[FNBLK_STAT_READ_OPS] +
+		  s.v[FNBLK_STAT_FLUSH_OPS] + s.v[FNBLK_STAT_DISCARD_OPS], uops);
+	EXPECT_EQ(s.v[FNBLK_STAT_ACTIVATIONS], uact);
+	EXPECT_LE(4, us.nr);	/* three writers and the reader */
+	EXPECT_EQ(0, s.v[FNBLK_STAT_NR_ACTIVE]);
+	EXPECT_EQ(3, s.v[FNBLK_STAT_PEAK_ACTIVE]);
+	EXPECT_EQ(0, s.v[FNBLK_STAT_INFLIGHT]);
+	/* Every nanosecond is at some n; integral of n matches the bins. */
+	EXPECT_EQ(s.v[FNBLK_STAT_ELAPSED_NS], sum(s.n_hist, FNBLK_NHIST_BINS));
+	for (i = 0; i < FNBLK_NHIST_EXACT; i++)
+		weighted += i * s.n_hist[i];
+	EXPECT_EQ(s.v[FNBLK_STAT_N_TIME_SUM], weighted);
+	EXPECT_EQ(uops, sum(s.lat_hist, FNBLK_LHIST_BINS));
+	/* Each activation and each return to idle is one event. */
+	EXPECT_EQ(2 * s.v[FNBLK_STAT_ACTIVATIONS] + 1, s.v[FNBLK_STAT_EVENTS]);
+
+	ASSERT_EQ(0, fnl_simple(&self->c, FNBLK_CMD_STATS_RESET, DEV));
+	ASSERT_EQ(0, fnl_stats(&self->c, DEV, &s));
+	EXPECT_EQ(0, s.v[FNBLK_STAT_WRITE_BYTES]);
+	EXPECT_EQ(0, s.v[FNBLK_STAT_ACTIVATIONS]);
+	EXPECT_LT(s.v[FNBLK_STAT_ELAPSED_NS], 1000000000ULL);
+	free(us.u);
+}
+
+struct evlog {
+	int active, idle, other;
+	uint64_t first_seq, last_seq, gaps;
+	uint32_t max_n;
+};
+
+static int ev_cb(struct nl_msg *m, void *arg)
+{
+	struct evlog *e = arg;
+	struct genlmsghdr *g = nlmsg_data(nlmsg_hdr(m));
+	struct nlattr *tb[FNBLK_A_MAX + 1];
+	uint64_t seq;
+
+	if (genlmsg_parse(nlmsg_hdr(m), 0, tb, FNBLK_A_MAX, NULL) ||
+	    !tb[FNBLK_A_EVT_SEQ] || !tb[FNBLK_A_DEV_NAME] ||
+	    strcmp(nla_get_string(tb[FNBLK_A_DEV_NAME]), DEV))
+		return NL_OK;
+	seq = nla_get_u64(tb[FNBLK_A_EVT_SEQ]);
+	if (e->last_seq && seq != e->last_seq + 1)
+		e->gaps++;
+	if (!e->first_seq)
+		e->first_seq = seq;
+	e->last_seq = seq;
+	if (g->cmd == FNBLK_CMD_EVT_USER_ACTIVE)
+		e->active++;
+	else if (g->cmd == FNBLK_CMD_EVT_USER_IDLE)
+		e->idle++;
+	else
+		e->other++;
+	if (tb[FNBLK_A_EVT_NR_ACTIVE] &&
+	    nla_get_u32(tb[FNBLK_A_EVT_NR_ACTIVE]) > e->max_n)
+		e->max_n = nla_get_u32(tb[FNBLK_A_EVT_NR_ACTIVE]);
+	return NL_OK;
+}
+
+/* Activations and idles arrive in order, numbered without gaps. */
+TEST_F(nl, event_stream)
+{
+	struct nl_sock *sk = nl_socket_alloc();
+	struct wspec ws[2];
+	struct wres res[2];
+	struct fnl_stats s;
+	struct evlog e = { 0 };
+	int grp, i;
+
+	ASSERT_EQ(0, genl_connect(sk));
+	grp = genl_ctrl_resolve_grp(sk, FNBLK_GENL_NAME, FNBLK_MCGRP_EVENTS);
+	ASSERT_LE(0, grp);
+	ASSERT_EQ(0, nl_socket_add_membership(sk, grp));
+	nl_socket_disable_seq_check(sk);
+	nl_socket_modify_cb(sk, NL_CB_VALID, NL_CB_CUSTOM, ev_cb, &e);
+	nl_socket_set_nonblocking(sk);
+
+	ASSERT_EQ(0, dev_add(&self->c, &DEV_CFG(.name = DEV, .bw = 16 * MiB)));
+	for (i = 0; i < 2; i++)
+		ws[i] = (struct wspec){ .path = DEVPATH, .offset = i * 8 * MiB,
+			.bytes = MiB, .bs = 128 * 1024, .qd = 2, .fill = 1 };
+	ASSERT_EQ(0, run_writers(ws, 2, res, 0));
+	usleep(100000);
+	while (nl_recvmsgs_default(sk) >= 0)
+		;
+	ASSERT_EQ(0, fnl_stats(&self->c, DEV, &s));
+	TH_LOG("events: %d active, %d idle, seq %llu..%llu, max n %u",
+	       e.active, e.idle, (unsigned long long)e.first_seq,
+	       (unsigned long long)e.last_seq, e.max_n);
+	EXPECT_EQ(0, e.gaps);
+	EXPECT_EQ(e.active, e.idle);
+	EXPECT_EQ((uint64_t)e.active, s.v[FNBLK_STAT_ACTIVATIONS]);
+	EXPECT_EQ(s.v[FNBLK_STAT_EVENTS], e.last_seq);
+	EXPECT_EQ(2, e.max_n);
+	nl_socket_free(sk);
+}
+
+struct crowd {
+	int fd;
+	pthread_barrier_t go;
+};
+
+static void *crowd_member(void *arg)
+{
+	struct crowd *cr = arg;
+	char buf[4096] __attribute__((aligned(4096)));
+	long tid = syscall(SYS_gettid);
+
+	memset(buf, (int)tid, sizeof(buf));
+	pthread_barrier_wait(&cr->go);
+	if (pwrite(cr->fd, buf, 4096, (tid % 4096) * 4096) != 4096)
+		return (void *)1;
+	return NULL;
+}
+
+/* key pid, 2,100 threads writing at once: every one of them counts. */
+TEST_F(nl, thousands_of_users)
+{
+	enum { N = 2100 };
+	struct fnl_users us = { .u = calloc(N + 64, sizeof(struct fnl_user)),
+				.cap = N + 64 };
+	static pthread_t tid[N];
+	struct crowd cr;
+	struct fnl_stats s;
+	pthread_attr_t attr;
+	uint64_t ub = 0;
+	size_t i;
+	int fails = 0;
+
+	ASSERT_EQ(0, dev_add(&self->c, &DEV_CFG(.name = DEV, .bw = 64 * MiB,
+			.key = FNBLK_KEY_PID, .grace_ns = 10000000000ULL)));
+	cr.fd = open(DEVPATH, O_WRONLY | O_DIRECT);
+	ASSERT_LE(0, cr.fd);
+	pthread_barrier_init(&cr.go, NULL, N);
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 64 * 1024);
+	for (i = 0; i < N; i++)
+		ASSERT_EQ(0, pthread_create(&tid[i], &attr, crowd_member, &cr));
+	for (i = 0; i < N; i++) {
+		void *ret;
+
+		pthread_join(tid[i], &ret);
+		fails += ret != NULL;
+	}
+	close(cr.fd);
+	EXPECT_EQ(0, fails);
+	ASSERT_EQ(0, fnl_stats(&self->c, DEV, &s));
+	ASSERT_EQ(0, fnl_users(&self->c, DEV, &us));
+	for (i = 0; i < us.nr; i++)
+		ub += us.u[i].write_bytes;
+	TH_LOG("peak n %llu, users %llu, dumped %zu",
+	       (unsigned long long)s.v[FNBLK_STAT_PEAK_ACTIVE],
+	       (unsigned long long)s.v[FNBLK_STAT_NR_USERS], us.nr);
+	EXPECT_LE(N, s.v[FNBLK_STAT_PEAK_ACTIVE]);
+	EXPECT_LE(N, s.v[FNBLK_STAT_NR_USERS]);
+	EXPECT_EQ(s.v[FNBLK_STAT_NR_USERS], us.nr);
+	EXPECT_EQ(s.v[FNBLK_STAT_WRITE_BYTES], ub);
+	EXPECT_EQ((uint64_t)N * 4096, ub);
+	free(us.u);
+}
+
+TEST_HARNESS_MAIN

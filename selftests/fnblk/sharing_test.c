@@ -1,0 +1,288 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * How fnblk shares bandwidth: the aggregate rate is f(n)*B split equally,
+ * queue depth buys nothing under anon, fifo and weighted behave as defined,
+ * latency and overhead cost what they should, and a live change of B takes
+ * effect under I/O.
+ *
+ * Timing is checked to +-15%: loose enough for an emulated, loaded guest,
+ * tight enough to catch a wrong f(n), a wrong split or a lost share.
+ */
+#include "../kselftest_harness.h"
+#include "fnblk_test.h"
+
+#define DEV "fnblk7"
+#define DEVPATH "/dev/" DEV
+#define BW (16 * MiB)
+#define TOL 0.15
+/* Longer than a writer's turnaround in an emulated guest. */
+#define GRACE_NS (50 * 1000000ULL)
+
+static bool near(double got, double want, double tol)
+{
+	return got >= want * (1 - tol) && got <= want * (1 + tol);
+}
+
+FIXTURE(share) {
+	struct fnl c;
+};
+
+FIXTURE_VARIANT(share) {
+	const char *fn;
+	double f[9];		/* f(1..8) */
+};
+
+FIXTURE_VARIANT_ADD(share, constant) {
+	.fn = "constant",
+	.f = { 0, 1, 1, 1, 1, 1, 1, 1, 1 },
+};
+
+FIXTURE_VARIANT_ADD(share, linear2) {
+	.fn = "linear:2",
+	.f = { 0, 1, 2, 2, 2, 2, 2, 2, 2 },
+};
+
+FIXTURE_VARIANT_ADD(share, decreasing) {
+	.fn = "table:1,0.75,0.5,0.25",
+	.f = { 0, 1, 0.75, 0.5, 0.25, 0.25, 0.25, 0.25, 0.25 },
+};
+
+FIXTURE_SETUP(share)
+{
+	ASSERT_EQ(0, fnblk_load());
+	ASSERT_EQ(0, fnl_open(&self->c));
+	ASSERT_EQ(0, dev_add(&self->c, &DEV_CFG(.name = DEV, .bw = BW,
+						 .fn = variant->fn,
+						 .grace_ns = GRACE_NS)))
+		TH_LOG("add: %s", self->c.err);
+}
+
+FIXTURE_TEARDOWN(share)
+{
+	EXPECT_EQ(0, dev_del(&self->c, DEV));
+	fnl_close(&self->c);
+}
+
+/*
+ * n writers keep the device busy for a while: together they get f(n)*B,
+ * each f(n)*B/n. Two requests in flight per writer keep each one
+ * backlogged, as a checkpoint writer is.
+ */
+TEST_F(share, aggregate_is_fn_times_b)
+{
+	static const int ns[] = { 1, 2, 4, 8 };
+	struct wspec ws[8];
+	struct wres res[8];
+	unsigned int k;
+	int i, n;
+
+	for (k = 0; k < sizeof(ns) / sizeof(ns[0]); k++) {
+		uint64_t first = UINT64_MAX, last = 0, total = 0;
+		double fn, agg;
+
+		n = ns[k];
+		fn = variant->f[n];
+		for (i = 0; i < n; i++)
+			ws[i] = (struct wspec){ .path = DEVPATH,
+				.offset = (uint64_t)i * 32 * MiB,
+				.bs = 128 * 1024, .qd = 2, .fill = 0x11 };
+		ASSERT_EQ(0, run_writers(ws, n, res, 1500000000ULL));
+		for (i = 0; i < n; i++) {
+			first = res[i].start_ns < first ? res[i].start_ns : first;
+			last = res[i].end_ns > last ? res[i].end_ns : last;
+			total += res[i].bytes;
+		}
+		agg = (double)total / secs(last - first);
+		TH_LOG("%s n=%d: aggregate %.2f MiB/s, want %.2f", variant->fn,
+		       n, agg / MiB, fn * BW / MiB);
+		EXPECT_TRUE(near(agg, fn * BW, TOL));
+		for (i = 0; i < n; i++) {
+			EXPECT_TRUE(near(wres_rate(&res[i]), fn * BW / n, TOL))
+				TH_LOG("writer %d: %.2f MiB/s, want %.2f", i,
+				       wres_rate(&res[i]) / MiB,
+				       fn * BW / n / MiB);
+		}
+	}
+}
+
+FIXTURE(pair) {
+	struct fnl c;
+};
+
+FIXTURE_SETUP(pair)
+{
+	ASSERT_EQ(0, fnblk_load());
+	ASSERT_EQ(0, fnl_open(&self->c));
+}
+
+FIXTURE_TEARDOWN(pair)
+{
+	dev_del(&self->c, DEV);
+	fnl_close(&self->c);
+}
+
+/* A deep queue and a shallow one, side by side for two seconds. */
+static double qd_ratio(struct __test_metadata *_metadata, struct fnl *c,
+		       int policy, const char *fn, before_go_fn hook,
+		       double *aggregate)
+{
+	struct wspec ws[2] = {
+		{ .path = DEVPATH, .offset = 0, .bs = 64 * 1024, .qd = 16,
+		  .fill = 0x22 },
+		{ .path = DEVPATH, .offset = 64 * MiB, .bs = 64 * 1024, .qd = 1,
+		  .fill = 0x33 },
+	};
+	struct wres res[2];
+	struct dev_cfg d = DEV_CFG(.name = DEV, .bw = BW, .fn = fn,
+				   .policy = policy, .grace_ns = GRACE_NS);
+	uint64_t span;
+
+	if (dev_add(c, &d)) {
+		TH_LOG("add: %s", c->err);
+		return -1;
+	}
+	if (run_writers_hook(ws, 2, res, 2000000000ULL, hook, c))
+		return -1;
+	span = (res[0].end_ns > res[1].end_ns ? res[0].end_ns : res[1].end_ns) -
+	       (res[0].start_ns < res[1].start_ns ? res[0].start_ns :
+						    res[1].start_ns);
+	*aggregate = (double)(res[0].bytes + res[1].bytes) / secs(span);
+	TH_LOG("QD16 %.2f MiB/s, QD1 %.2f MiB/s", wres_rate(&res[0]) / MiB,
+	       wres_rate(&res[1]) / MiB);
+	return (double)res[0].bytes / (double)res[1].bytes;
+}
+
+TEST_F(pair, anon_ignores_queue_depth)
+{
+	double agg, r = qd_ratio(_metadata, &self->c, FNBLK_POLICY_ANON,
+				 "constant", NULL, &agg);
+
+	TH_LOG("anon QD16/QD1 = %.3f", r);
+	EXPECT_TRUE(near(r, 1.0, TOL));
+	EXPECT_TRUE(near(agg, BW, TOL));
+}
+
+/* fifo serves requests in arrival order at f(1)*B: depth wins, n is moot. */
+TEST_F(pair, fifo_rewards_queue_depth)
+{
+	double agg, r = qd_ratio(_metadata, &self->c, FNBLK_POLICY_FIFO,
+				 "linear:2", NULL, &agg);
+
+	TH_LOG("fifo QD16/QD1 = %.3f, aggregate %.2f MiB/s", r, agg / MiB);
+	EXPECT_GT(r, 5.0);
+	EXPECT_TRUE(near(agg, BW, TOL));	/* f(1)*B, not f(2)*B */
+}
+
+static void weight_first_3(const pid_t *pids, int n, void *arg)
+{
+	struct fnl *c = arg;
+	struct nl_msg *m;
+	struct nlattr *u;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		m = fnl_dev_msg(c, FNBLK_CMD_USER_SET, 0, DEV);
+		u = nla_nest_start(m, FNBLK_A_USER);
+		nla_put_u64(m, FNBLK_USER_KEY, (uint64_t)pids[i]);
+		nla_put_u32(m, FNBLK_USER_WEIGHT, i == 0 ? 3 : 1);
+		nla_nest_end(m, u);
+		fnl_send(c, m, NULL, NULL);
+	}
+}
+
+/* weighted splits f(n)*B 3:1 whatever the queue depths. */
+TEST_F(pair, weighted_follows_weights)
+{
+	double agg, r = qd_ratio(_metadata, &self->c, FNBLK_POLICY_WEIGHTED,
+				 "constant", weight_first_3, &agg);
+
+	TH_LOG("weighted 3:1 ratio = %.3f", r);
+	EXPECT_TRUE(near(r, 3.0, TOL));
+	EXPECT_TRUE(near(agg, BW, TOL));
+}
+
+/* Latency is added after service and costs no bandwidth. */
+TEST_F(pair, latency_and_overhead)
+{
+	struct wspec ws = { .path = DEVPATH, .bytes = 20 * 4096, .bs = 4096,
+			    .qd = 1, .fill = 0x55 };
+	struct wres res;
+	double per_io;
+
+	ASSERT_EQ(0, dev_add(&self->c, &DEV_CFG(.name = DEV, .bw = 0,
+				.latency_ns = 20000000)));
+	ASSERT_EQ(0, run_writers(&ws, 1, &res, 0));
+	per_io = secs(res.end_ns - res.start_ns) / 20;
+	TH_LOG("latency 20 ms unthrottled: %.2f ms per I/O", per_io * 1e3);
+	EXPECT_GE(per_io, 0.020);
+	EXPECT_LT(per_io, 0.020 * (1 + TOL) + 0.002);
+	ASSERT_EQ(0, dev_del(&self->c, DEV));
+
+	/* 4 KiB + 1 MiB of demand at 16 MiB/s: 64.25 ms each. */
+	ASSERT_EQ(0, dev_add(&self->c, &DEV_CFG(.name = DEV, .bw = BW,
+				.overhead = MiB)));
+	ws.bytes = 8 * 4096;
+	ASSERT_EQ(0, run_writers(&ws, 1, &res, 0));
+	per_io = secs(res.end_ns - res.start_ns) / 8;
+	TH_LOG("overhead 1 MiB at 16 MiB/s: %.2f ms per I/O", per_io * 1e3);
+	EXPECT_TRUE(near(per_io, (4096.0 + MiB) / BW, TOL));
+}
+
+struct live_probe {
+	struct fnl c;
+	double before, after;	/* bytes/s */
+};
+
+static uint64_t written(struct fnl *c)
+{
+	struct fnl_stats s;
+
+	return fnl_stats(c, DEV, &s) ? 0 : s.v[FNBLK_STAT_WRITE_BYTES];
+}
+
+/* Measures the rate, raises B fourfold mid-run, measures again. */
+static void *live_probe_run(void *arg)
+{
+	struct live_probe *p = arg;
+	uint64_t b0, b1, t0, t1;
+
+	usleep(700000);
+	t0 = now_ns();
+	b0 = written(&p->c);
+	usleep(1000000);
+	t1 = now_ns();
+	b1 = written(&p->c);
+	p->before = (double)(b1 - b0) / secs(t1 - t0);
+	dev_set(&p->c, &DEV_CFG(.name = DEV, .bw = 4 * 8 * MiB));
+	usleep(300000);
+	t0 = now_ns();
+	b0 = written(&p->c);
+	usleep(1000000);
+	t1 = now_ns();
+	b1 = written(&p->c);
+	p->after = (double)(b1 - b0) / secs(t1 - t0);
+	return NULL;
+}
+
+TEST_F(pair, live_bandwidth_change)
+{
+	struct wspec ws = { .path = DEVPATH, .bs = 64 * 1024, .qd = 4,
+			    .fill = 0x44 };
+	struct live_probe p;
+	struct wres res;
+	pthread_t tid;
+
+	ASSERT_EQ(0, dev_add(&self->c, &DEV_CFG(.name = DEV, .bw = 8 * MiB,
+						 .grace_ns = GRACE_NS)));
+	ASSERT_EQ(0, fnl_open(&p.c));
+	pthread_create(&tid, NULL, live_probe_run, &p);
+	ASSERT_EQ(0, run_writers(&ws, 1, &res, 3600000000ULL));
+	pthread_join(tid, NULL);
+	fnl_close(&p.c);
+	TH_LOG("before %.2f MiB/s, after %.2f MiB/s", p.before / MiB,
+	       p.after / MiB);
+	EXPECT_TRUE(near(p.before, 8 * MiB, TOL));
+	EXPECT_TRUE(near(p.after, 32 * MiB, TOL));
+}
+
+TEST_HARNESS_MAIN
