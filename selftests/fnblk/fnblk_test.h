@@ -152,13 +152,19 @@ struct wthread {
 	int error;
 };
 
+/* The byte a pattern writer puts at device offset p: differs per page. */
+static inline uint8_t pattern_byte(uint64_t p)
+{
+	return (uint8_t)(p * 131 + (p >> 12));
+}
+
 static inline void pattern_fill(uint8_t *buf, uint32_t len, uint64_t off,
 				uint8_t fill)
 {
 	uint32_t i;
 
 	for (i = 0; i < len; i++)
-		buf[i] = fill ? fill : (uint8_t)((off + i) * 131 + (off >> 12));
+		buf[i] = fill ? fill : pattern_byte(off + i);
 }
 
 static inline void *wthread_run(void *arg)

@@ -63,45 +63,99 @@ FIXTURE_TEARDOWN(share)
 	fnl_close(&self->c);
 }
 
+/* Per-user byte counts sampled from the kernel at two moments. */
+struct window {
+	struct fnl c;
+	uint64_t skip_ns, len_ns;
+	struct fnl_users a, b;
+	uint64_t t_a, t_b;
+};
+
+static void *window_run(void *arg)
+{
+	struct window *w = arg;
+
+	usleep(w->skip_ns / 1000);
+	w->t_a = now_ns();
+	fnl_users(&w->c, DEV, &w->a);
+	usleep(w->len_ns / 1000);
+	w->t_b = now_ns();
+	fnl_users(&w->c, DEV, &w->b);
+	return NULL;
+}
+
+/* Bytes/s of user key between the two samples. */
+static double window_rate(const struct window *w, uint64_t key)
+{
+	uint64_t a = 0, b = 0;
+	size_t i;
+
+	for (i = 0; i < w->a.nr; i++)
+		if (w->a.u[i].key == key)
+			a = w->a.u[i].write_bytes;
+	for (i = 0; i < w->b.nr; i++)
+		if (w->b.u[i].key == key)
+			b = w->b.u[i].write_bytes;
+	return (double)(b - a) / secs(w->t_b - w->t_a);
+}
+
+static void note_pids(const pid_t *pids, int n, void *arg)
+{
+	memcpy(arg, pids, (size_t)n * sizeof(*pids));
+}
+
 /*
- * n writers keep the device busy for a while: together they get f(n)*B,
- * each f(n)*B/n. Two requests in flight per writer keep each one
- * backlogged, as a checkpoint writer is.
+ * n writers keep the device busy; once all of them are active, the
+ * kernel's per-user counters must show f(n)*B in total, f(n)*B/n each.
+ * Requests are about 40 ms of a writer's share, so a one-second window
+ * holds enough of them, and two in flight keep each writer backlogged.
  */
 TEST_F(share, aggregate_is_fn_times_b)
 {
 	static const int ns[] = { 1, 2, 4, 8 };
 	struct wspec ws[8];
 	struct wres res[8];
+	pid_t pids[8];
 	unsigned int k;
 	int i, n;
 
 	for (k = 0; k < sizeof(ns) / sizeof(ns[0]); k++) {
-		uint64_t first = UINT64_MAX, last = 0, total = 0;
-		double fn, agg;
+		struct window w = { .skip_ns = 500000000ULL,
+				    .len_ns = 1000000000ULL };
+		double fn, each, agg = 0, r;
+		pthread_t tid;
+		uint32_t bs;
 
 		n = ns[k];
 		fn = variant->f[n];
+		each = fn * BW / n;
+		bs = (uint32_t)(each * 0.04) & ~4095U;
+		bs = bs < 4096 ? 4096 : bs > MiB ? MiB : bs;
 		for (i = 0; i < n; i++)
 			ws[i] = (struct wspec){ .path = DEVPATH,
 				.offset = (uint64_t)i * 32 * MiB,
-				.bs = 128 * 1024, .qd = 2, .fill = 0x11 };
-		ASSERT_EQ(0, run_writers(ws, n, res, 1500000000ULL));
+				.bs = bs, .qd = 2, .fill = 0x11 };
+		ASSERT_EQ(0, fnl_open(&w.c));
+		w.a.u = calloc(64, sizeof(struct fnl_user));
+		w.b.u = calloc(64, sizeof(struct fnl_user));
+		w.a.cap = w.b.cap = 64;
+		pthread_create(&tid, NULL, window_run, &w);
+		ASSERT_EQ(0, run_writers_hook(ws, n, res, 1700000000ULL,
+					      note_pids, pids));
+		pthread_join(tid, NULL);
 		for (i = 0; i < n; i++) {
-			first = res[i].start_ns < first ? res[i].start_ns : first;
-			last = res[i].end_ns > last ? res[i].end_ns : last;
-			total += res[i].bytes;
+			r = window_rate(&w, (uint64_t)pids[i]);
+			agg += r;
+			EXPECT_TRUE(near(r, each, TOL))
+				TH_LOG("writer %d: %.3f MiB/s, want %.3f", i,
+				       r / MiB, each / MiB);
 		}
-		agg = (double)total / secs(last - first);
-		TH_LOG("%s n=%d: aggregate %.2f MiB/s, want %.2f", variant->fn,
+		TH_LOG("%s n=%d: aggregate %.3f MiB/s, want %.3f", variant->fn,
 		       n, agg / MiB, fn * BW / MiB);
 		EXPECT_TRUE(near(agg, fn * BW, TOL));
-		for (i = 0; i < n; i++) {
-			EXPECT_TRUE(near(wres_rate(&res[i]), fn * BW / n, TOL))
-				TH_LOG("writer %d: %.2f MiB/s, want %.2f", i,
-				       wres_rate(&res[i]) / MiB,
-				       fn * BW / n / MiB);
-		}
+		free(w.a.u);
+		free(w.b.u);
+		fnl_close(&w.c);
 	}
 }
 
