@@ -4,11 +4,12 @@
  * and validation shared by module parameters and netlink.
  */
 #include <linux/errno.h>
+#include <linux/sizes.h>
 #include <linux/string.h>
 
 #include "fnblk.h"
 
-#define FNBLK_DEFAULT_SIZE	(1ULL << 30)
+#define FNBLK_DEFAULT_SIZE	SZ_1G
 #define FNBLK_DEFAULT_BW	(100ULL << 20)
 /*
  * A synchronous writer leaves a gap between one request leaving the

@@ -8,7 +8,6 @@
  * without racing a concurrent open.
  */
 #include <linux/blkdev.h>
-#include <linux/version.h>
 
 #include "fnblk.h"
 
@@ -40,7 +39,7 @@ static void fnblk_release_disk(struct gendisk *disk)
 	spin_unlock_bh(&dev->lock);
 }
 
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0)
+#ifdef FNBLK_HAVE_BLK_MODE
 static int fnblk_open(struct gendisk *disk, blk_mode_t mode)
 {
 	return fnblk_open_disk(disk);
@@ -69,7 +68,7 @@ static const struct block_device_operations fnblk_fops = {
 	.release = fnblk_release,
 };
 
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0)
+#ifdef FNBLK_HAVE_QUEUE_LIMITS_ALLOC
 static struct gendisk *fnblk_alloc_disk(void)
 {
 	struct queue_limits lim = {

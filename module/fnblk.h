@@ -15,7 +15,9 @@
 #define FNBLK_H
 
 #include <linux/bio.h>
+#include <linux/bits.h>
 #include <linux/hrtimer.h>
+#include <linux/sizes.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/wait.h>
@@ -25,8 +27,8 @@
 
 #define FNBLK_SECTOR_SHIFT	9
 /* Largest request the device accepts, as a remote file system's RPC. */
-#define FNBLK_MAX_IO_BYTES	(1U << 20)
-#define FNBLK_SIZE_MAX		(1ULL << 40)
+#define FNBLK_MAX_IO_BYTES	SZ_1M
+#define FNBLK_SIZE_MAX		BIT_ULL(40)	/* 1 TiB */
 #define FNBLK_MAX_DEVICES	1024
 
 /* Everything a user can set, shared by module parameters and netlink. */
@@ -35,8 +37,8 @@ struct fnblk_config {
 	u8 key;				/* enum fnblk_key: who counts as a user */
 	u8 store;			/* enum fnblk_store */
 	char fn_spec[FNBLK_FN_SPEC_LEN]; /* f(n) as the user wrote it */
-	struct fnblk_params sched;	/* bandwidth, f(n), latency, overhead,
-					 * grace, policy, users */
+	/* bandwidth, f(n) table, latency, overhead, grace, policy, users */
+	struct fnblk_params sched;
 };
 
 /* Memory behind a device: pages allocated on first write. */
@@ -144,7 +146,7 @@ void fnblk_io_submit(struct fnblk_dev *dev, struct bio *bio);
 /* Run the scheduler up to now with dev->lock held; re-arm the timer. */
 void fnblk_io_kick_locked(struct fnblk_dev *dev);
 /* Drop dev->lock, then end the bios that completed while it was held. */
-void fnblk_io_unlock(struct fnblk_dev *dev);
+void fnblk_io_unlock(struct fnblk_dev *dev) __releases(&dev->lock);
 void fnblk_io_drain(struct fnblk_dev *dev);
 
 /* store.c */

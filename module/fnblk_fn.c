@@ -8,7 +8,7 @@
  */
 #include "fnblk_sched.h"
 
-#define Q30		(1ULL << 30)
+#define Q30		0x40000000ULL
 #define DEC_DIGITS	6	/* decimal places printed; exact for Q16 */
 
 static bool is_digit(char c)

@@ -10,7 +10,7 @@
 #define VSHIFT		8	/* virtual time units per byte: 256 */
 #define RSHIFT		32	/* fraction bits of the rate */
 /* Largest tag distance the exact due-time computation takes in one step. */
-#define VSTEP_MAX	(1ULL << 31)
+#define VSTEP_MAX	0x80000000ULL
 
 #define link_entry(ptr, type, member) \
 	((type *)((char *)(ptr) - __builtin_offsetof(type, member)))

@@ -28,18 +28,18 @@
 #ifdef __KERNEL__
 #include <linux/types.h>
 #else
+#include <linux/types.h>
 #include <stdbool.h>
 #include <stddef.h>
-#include <stdint.h>
-typedef uint8_t u8;
-typedef uint32_t u32;
-typedef uint64_t u64;
+typedef __u8 u8;
+typedef __u32 u32;
+typedef __u64 u64;
 #endif
 
 #include "../uapi/linux/fnblk.h"
 
 #define FNBLK_NEVER		((u64)~0ULL)
-#define FNBLK_BW_MAX		(1ULL << 40)	/* 1 TiB/s */
+#define FNBLK_BW_MAX		0x10000000000ULL	/* 1 TiB/s */
 #define FNBLK_FN_VAL_MAX	(1024U << FNBLK_FN_SHIFT)
 
 /* Intrusive circular doubly linked list. */

@@ -59,6 +59,7 @@ module_param(store, charp, 0444);
 MODULE_PARM_DESC(store, "Data store: memory or none (timing only)");
 
 int fnblk_major;
+/* Serialises the registry and every configuration change. */
 DEFINE_MUTEX(fnblk_mutex);
 u64 fnblk_generation;
 static DEFINE_IDR(fnblk_idr);

@@ -9,7 +9,6 @@
  * take the device lock only to copy a consistent snapshot.
  */
 #include <linux/slab.h>
-#include <linux/version.h>
 #include <net/genetlink.h>
 
 #include "fnblk.h"
@@ -31,7 +30,7 @@ static void fnblk_nl_err(struct netlink_ext_ack *extack, const char *msg)
 
 static struct nlattr **fnblk_dump_attrs(struct netlink_callback *cb)
 {
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
+#ifdef FNBLK_HAVE_DUMPIT_GENL_INFO
 	return genl_dumpit_info(cb)->info.attrs;
 #else
 	return genl_dumpit_info(cb)->attrs;

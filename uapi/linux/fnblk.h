@@ -25,7 +25,7 @@
 #define FNBLK_FN_MAX		1024
 /* f(n) values are fixed point with this many fractional bits. */
 #define FNBLK_FN_SHIFT		16
-#define FNBLK_FN_ONE		(1U << FNBLK_FN_SHIFT)
+#define FNBLK_FN_ONE		0x10000U	/* 1.0 */
 
 /*
  * Histogram of n: bins 0..FNBLK_NHIST_EXACT-1 hold exactly that n; bin
