@@ -28,12 +28,12 @@
 #ifdef __KERNEL__
 #include <linux/types.h>
 #else
-#include <linux/types.h>
 #include <stdbool.h>
 #include <stddef.h>
-typedef __u8 u8;
-typedef __u32 u32;
-typedef __u64 u64;
+/* The compiler's own names for the <stdint.h> types, under kernel names. */
+typedef __UINT8_TYPE__ u8;
+typedef __UINT32_TYPE__ u32;
+typedef __UINT64_TYPE__ u64;
 #endif
 
 #include "../uapi/linux/fnblk.h"

@@ -1,0 +1,35 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Runs inside the test VM (scripts/bench): every benchmark of
+# Documentation/benchmarks.rst, fnblk next to brd and null_blk, in one boot.
+# Arguments: the largest n of the share benchmark, the largest N of the cost
+# benchmark.
+set -e
+max_n=${1:-64}
+cost_n=${2:-4096}
+out=/results/bench.txt
+mkdir -p /results
+exec > "$out" 2>&1
+echo "# kernel $(uname -r), $(nproc) CPUs, $(date -u +%Y-%m-%dT%H:%MZ)"
+modprobe fnblk nr_devices=0
+
+fnblk-bench share "$max_n"
+
+echo "# share ratio: QD16 writer over QD1 writer, 64 KiB direct writes, 32 MiB/s"
+fnblk-bench qd fnblk
+modprobe null_blk nr_devices=1 queue_mode=2 memory_backed=1 mbps=32 gb=1
+fnblk-bench qd /dev/nullb0
+rmmod null_blk
+
+fnblk-bench latency
+
+echo "# unthrottled 4 KiB random writes, QD1 direct, 4 s"
+fnblk-bench iops fnblk
+modprobe brd rd_nr=1 rd_size=262144
+fnblk-bench iops /dev/ram0
+rmmod brd
+modprobe null_blk nr_devices=1 queue_mode=2 memory_backed=1 gb=1
+fnblk-bench iops /dev/nullb0
+rmmod null_blk
+
+fnblk-bench cost "$cost_n"

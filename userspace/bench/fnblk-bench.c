@@ -1,0 +1,335 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fnblk-bench: the figures behind Documentation/benchmarks.rst. Each
+ * subcommand measures one property of a device and prints one table; run
+ * inside a test VM by scripts/bench. It drives devices exactly as the
+ * selftests do (same writer fleets, same netlink client), so a benchmark
+ * and a test of the same property agree on what was measured.
+ *
+ *   share [MAX_N]        aggregate and per-user rate vs f(n)*B/n, n=1..MAX_N
+ *   qd PATH|fnblk        bytes of a QD16 writer over a QD1 writer on PATH
+ *   latency              p50/p99 of per-I/O time minus the configured latency
+ *   iops PATH|fnblk      unthrottled 4 KiB random-write IOPS on PATH
+ *   cost [MAX_N]         time per 4 KiB write with MAX_N users active
+ */
+#include "../../selftests/fnblk/fnblk_test.h"
+
+#include <math.h>
+
+#define BENCH_DEV "fnblk20"
+#define BENCH_PATH "/dev/" BENCH_DEV
+
+static struct fnl nl;
+
+static void die(const char *what)
+{
+	fprintf(stderr, "fnblk-bench: %s: %s\n", what,
+		nl.err[0] ? nl.err : strerror(errno));
+	exit(1);
+}
+
+static void bench_dev(const struct dev_cfg *d)
+{
+	dev_del(&nl, BENCH_DEV);
+	if (dev_add(&nl, d))
+		die("cannot add " BENCH_DEV);
+}
+
+static uint64_t user_bytes(const struct fnl_users *us, uint64_t key)
+{
+	size_t i;
+
+	for (i = 0; i < us->nr; i++)
+		if (us->u[i].key == key)
+			return us->u[i].write_bytes;
+	return 0;
+}
+
+struct sampler {
+	struct fnl c;
+	uint64_t skip_us, len_us, t0, t1;
+	struct fnl_users a, b;
+};
+
+static void *sampler_run(void *arg)
+{
+	struct sampler *s = arg;
+
+	usleep(s->skip_us);
+	s->t0 = now_ns();
+	fnl_users(&s->c, BENCH_DEV, &s->a);
+	usleep(s->len_us);
+	s->t1 = now_ns();
+	fnl_users(&s->c, BENCH_DEV, &s->b);
+	return NULL;
+}
+
+static void keep_pids(const pid_t *pids, int n, void *arg)
+{
+	memcpy(arg, pids, (size_t)n * sizeof(*pids));
+}
+
+/* n writers, constant f, B = 32 MiB/s: errors against f(n)*B/n. */
+static void bench_share(int max_n)
+{
+	const double bw = 32.0 * MiB;
+	static struct wspec ws[256];
+	static struct wres res[256];
+	static pid_t pids[256];
+	int n, i;
+
+	printf("# share: B = 32 MiB/s, f = constant; rates from the kernel's per-user counters over 2 s\n");
+	printf("%6s %14s %12s %14s %14s\n", "n", "aggregate", "agg err %",
+	       "mean user", "max user err %");
+	for (n = 1; n <= max_n && n <= 256; n *= 2) {
+		double each = bw / n, agg = 0, worst = 0, r;
+		struct sampler s = { .skip_us = 800000, .len_us = 2000000 };
+		uint32_t bs = (uint32_t)(each * 0.04) & ~4095U;
+		pthread_t tid;
+
+		bs = bs < 4096 ? 4096 : bs > MiB ? MiB : bs;
+		bench_dev(&DEV_CFG(.name = BENCH_DEV, .bw = (uint64_t)bw,
+				   .grace_ns = 50000000));
+		for (i = 0; i < n; i++)
+			ws[i] = (struct wspec){ .path = BENCH_PATH,
+				.offset = (uint64_t)i * 4 * MiB, .bs = bs,
+				.qd = 2, .fill = 0x77 };
+		if (fnl_open(&s.c))
+			die("netlink");
+		s.a.u = calloc(n + 16, sizeof(struct fnl_user));
+		s.b.u = calloc(n + 16, sizeof(struct fnl_user));
+		s.a.cap = s.b.cap = n + 16;
+		pthread_create(&tid, NULL, sampler_run, &s);
+		if (run_writers_hook(ws, n, res, 3200000000ULL, keep_pids,
+				     pids))
+			die("writers failed");
+		pthread_join(tid, NULL);
+		for (i = 0; i < n; i++) {
+			r = (double)(user_bytes(&s.b, pids[i]) -
+				     user_bytes(&s.a, pids[i])) /
+			    secs(s.t1 - s.t0);
+			agg += r;
+			if (fabs(r / each - 1) > worst)
+				worst = fabs(r / each - 1);
+		}
+		printf("%6d %10.3f MiB/s %+11.2f %10.3f MiB/s %14.2f\n", n,
+		       agg / MiB, 100 * (agg / bw - 1), agg / n / MiB,
+		       100 * worst);
+		fflush(stdout);
+		free(s.a.u);
+		free(s.b.u);
+		fnl_close(&s.c);
+	}
+	dev_del(&nl, BENCH_DEV);
+}
+
+/* A QD16 and a QD1 writer side by side on any block device. */
+static void bench_qd(const char *path)
+{
+	if (!strcmp(path, "fnblk")) {
+		bench_dev(&DEV_CFG(.name = BENCH_DEV, .bw = 32 * MiB,
+				   .grace_ns = 50000000));
+		path = BENCH_PATH;
+	}
+	struct wspec ws[2] = {
+		{ .path = path, .offset = 0, .bs = 65536, .qd = 16,
+		  .fill = 0x16 },
+		{ .path = path, .offset = 64 * MiB, .bs = 65536, .qd = 1,
+		  .fill = 0x01 },
+	};
+	struct wres res[2];
+
+	if (run_writers(ws, 2, res, 4000000000ULL))
+		die("writers failed");
+	printf("qd %s: QD16 %.2f MiB/s, QD1 %.2f MiB/s, ratio %.3f\n", path,
+	       wres_rate(&res[0]) / MiB, wres_rate(&res[1]) / MiB,
+	       wres_rate(&res[0]) / wres_rate(&res[1]));
+	if (!strcmp(path, BENCH_PATH))
+		dev_del(&nl, BENCH_DEV);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Per-I/O time of QD1 4 KiB writes on an unthrottled device with latency. */
+static void bench_latency(void)
+{
+	static const uint64_t lat_us[] = { 200, 1000, 5000 };
+	enum { OPS = 400 };
+	static uint64_t t[OPS];
+	unsigned int k;
+	void *buf;
+	int fd, i;
+
+	if (posix_memalign(&buf, 4096, 4096))
+		die("memory");
+	memset(buf, 0x5a, 4096);
+	printf("# latency: QD1 4 KiB direct writes, bw unthrottled, %d ops each\n",
+	       OPS);
+	printf("%10s %12s %12s %12s %12s\n", "latency", "p50", "p50 err",
+	       "p99", "p99 err");
+	for (k = 0; k < sizeof(lat_us) / sizeof(lat_us[0]); k++) {
+		uint64_t want = lat_us[k] * 1000, p50, p99;
+
+		bench_dev(&DEV_CFG(.name = BENCH_DEV, .bw = 0,
+				   .latency_ns = want));
+		fd = open(BENCH_PATH, O_WRONLY | O_DIRECT);
+		if (fd < 0)
+			die("open");
+		for (i = 0; i < OPS; i++) {
+			uint64_t t0 = now_ns();
+
+			if (pwrite(fd, buf, 4096, (off_t)(i % 256) * 4096) != 4096)
+				die("write");
+			t[i] = now_ns() - t0;
+		}
+		close(fd);
+		qsort(t, OPS, sizeof(t[0]), cmp_u64);
+		p50 = t[OPS / 2];
+		p99 = t[OPS * 99 / 100];
+		printf("%7lu us %9.1f us %+9.1f us %9.1f us %+9.1f us\n",
+		       lat_us[k], p50 / 1e3, ((double)p50 - want) / 1e3,
+		       p99 / 1e3, ((double)p99 - want) / 1e3);
+	}
+	free(buf);
+	dev_del(&nl, BENCH_DEV);
+}
+
+/* Unthrottled 4 KiB random writes, one QD1 writer for 4 s, any device. */
+static double iops_on(const char *path)
+{
+	enum { SPAN = 16384 };	/* pages: a 64 MiB region */
+	uint64_t end, ops = 0, x = 88172645463325252ULL;
+	void *buf;
+	int fd;
+
+	if (posix_memalign(&buf, 4096, 4096))
+		die("memory");
+	memset(buf, 0x3c, 4096);
+	fd = open(path, O_WRONLY | O_DIRECT);
+	if (fd < 0)
+		die(path);
+	end = now_ns() + 4000000000ULL;
+	while (now_ns() < end) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		if (pwrite(fd, buf, 4096, (off_t)(x % SPAN) * 4096) != 4096)
+			die("write");
+		ops++;
+	}
+	close(fd);
+	free(buf);
+	return ops / 4.0;
+}
+
+static void bench_iops(const char *path)
+{
+	if (!strcmp(path, "fnblk")) {
+		bench_dev(&DEV_CFG(.name = BENCH_DEV, .bw = 0));
+		path = BENCH_PATH;
+	}
+	printf("iops %s: %.0f\n", path, iops_on(path));
+	if (!strcmp(path, BENCH_PATH))
+		dev_del(&nl, BENCH_DEV);
+}
+
+struct holder {
+	int fd;
+	pthread_barrier_t *go;
+};
+
+static void *hold_user(void *arg)
+{
+	struct holder *h = arg;
+	char buf[4096] __attribute__((aligned(4096)));
+
+	memset(buf, 1, sizeof(buf));
+	pthread_barrier_wait(h->go);
+	if (pwrite(h->fd, buf, 4096, 0) != 4096)
+		return (void *)1;
+	return NULL;
+}
+
+/*
+ * Time per 4 KiB write while N users are active: N-1 threads (key pid)
+ * write once and stay active for the 10 s grace; then one thread measures.
+ * B is 1 TiB/s, so every I/O goes through the scheduler without waiting.
+ */
+static void bench_cost(int max_n)
+{
+	static pthread_t tid[4096];
+	pthread_barrier_t go;
+	pthread_attr_t attr;
+	struct holder h;
+	struct fnl_stats st;
+	int n, i;
+
+	printf("# cost: 4 KiB QD1 direct writes, B = 1 TiB/s, key pid, N users active\n");
+	printf("%6s %10s %12s %10s\n", "N", "active", "IOPS", "us/IO");
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 64 * 1024);
+	for (n = 1; n <= max_n && n <= 4096; n *= 4) {
+		double iops;
+
+		bench_dev(&DEV_CFG(.name = BENCH_DEV, .bw = 1ULL << 40,
+				   .key = FNBLK_KEY_PID,
+				   .grace_ns = 10000000000ULL));
+		h.fd = open(BENCH_PATH, O_WRONLY | O_DIRECT);
+		if (h.fd < 0)
+			die("open");
+		h.go = &go;
+		if (n > 1) {
+			pthread_barrier_init(&go, NULL, n - 1);
+			for (i = 0; i < n - 1; i++)
+				pthread_create(&tid[i], &attr, hold_user, &h);
+			for (i = 0; i < n - 1; i++)
+				pthread_join(tid[i], NULL);
+			pthread_barrier_destroy(&go);
+		}
+		close(h.fd);
+		iops = iops_on(BENCH_PATH);
+		if (fnl_stats(&nl, BENCH_DEV, &st))
+			die("stats");
+		printf("%6d %10lu %12.0f %10.2f\n", n,
+		       st.v[FNBLK_STAT_NR_ACTIVE], iops, 1e6 / iops);
+		fflush(stdout);
+	}
+	dev_del(&nl, BENCH_DEV);
+}
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: fnblk-bench share [MAX_N] | qd PATH|fnblk | latency | iops PATH|fnblk | cost [MAX_N]\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	const char *cmd = argc > 1 ? argv[1] : "";
+	int max_n = argc > 2 ? atoi(argv[2]) : 0;
+
+	if (argc < 2 || !strcmp(cmd, "-h"))
+		usage();
+	if (fnblk_load() || fnl_open(&nl))
+		die("fnblk module or netlink family missing");
+	if (!strcmp(cmd, "share"))
+		bench_share(max_n > 0 ? max_n : 64);
+	else if (!strcmp(cmd, "qd") && argc == 3)
+		bench_qd(argv[2]);
+	else if (!strcmp(cmd, "latency"))
+		bench_latency();
+	else if (!strcmp(cmd, "iops") && argc == 3)
+		bench_iops(argv[2]);
+	else if (!strcmp(cmd, "cost"))
+		bench_cost(max_n > 0 ? max_n : 4096);
+	else
+		usage();
+	fnl_close(&nl);
+	return 0;
+}
