@@ -144,6 +144,8 @@ void fnblk_io_exit(void);
 void fnblk_io_setup(struct fnblk_dev *dev);
 void fnblk_io_submit(struct fnblk_dev *dev, struct bio *bio);
 /* Run the scheduler up to now with dev->lock held; re-arm the timer. */
+void fnblk_io_run_locked(struct fnblk_dev *dev, u64 now);
+/* The same, reading the clock. */
 void fnblk_io_kick_locked(struct fnblk_dev *dev);
 /* Drop dev->lock, then end the bios that completed while it was held. */
 void fnblk_io_unlock(struct fnblk_dev *dev) __releases(&dev->lock);

@@ -48,20 +48,31 @@ const struct fnblk_sched_ops fnblk_sched_ops = {
 	.activity = fnblk_activity,
 };
 
-void fnblk_io_kick_locked(struct fnblk_dev *dev)
+void fnblk_io_run_locked(struct fnblk_dev *dev, u64 now)
 	__must_hold(&dev->lock)
 {
 	u64 next;
 
-	fnblk_sched_run(&dev->sched, ktime_get_ns());
+	fnblk_sched_run(&dev->sched, now);
 	next = fnblk_sched_next_event(&dev->sched);
 	/* A dying device keeps its timer only to finish what is in flight. */
 	if (next == FNBLK_NEVER || (dev->dying && !dev->sched.nr_inflight))
 		return;
+	/*
+	 * A timer that fires early only finds nothing due and re-arms, so an
+	 * armed timer is moved only to an earlier time. This spares a
+	 * reprogramming per I/O when each one pushes a grace period back.
+	 */
 	if (hrtimer_is_queued(&dev->timer) &&
-	    ktime_to_ns(hrtimer_get_expires(&dev->timer)) == next)
+	    ktime_to_ns(hrtimer_get_expires(&dev->timer)) <= next)
 		return;
 	hrtimer_start(&dev->timer, ns_to_ktime(next), HRTIMER_MODE_ABS_SOFT);
+}
+
+void fnblk_io_kick_locked(struct fnblk_dev *dev)
+	__must_hold(&dev->lock)
+{
+	fnblk_io_run_locked(dev, ktime_get_ns());
 }
 
 static bool fnblk_io_idle(struct fnblk_dev *dev)
@@ -159,6 +170,7 @@ void fnblk_io_submit(struct fnblk_dev *dev, struct bio *bio)
 	gfp_t gfp = bio->bi_opf & REQ_NOWAIT ? GFP_NOWAIT : GFP_NOIO;
 	struct fnblk_dev_user *u;
 	struct fnblk_io *io;
+	u64 now;
 	int ret;
 
 	ret = fnblk_store_bio(&dev->store, bio, gfp);
@@ -184,8 +196,9 @@ void fnblk_io_submit(struct fnblk_dev *dev, struct bio *bio)
 	}
 	u->kthread |= io->kthread;
 	u->inflight++;
-	fnblk_sched_submit(&dev->sched, &u->su, &io->rq, ktime_get_ns());
-	fnblk_io_kick_locked(dev);
+	now = ktime_get_ns();
+	fnblk_sched_submit(&dev->sched, &u->su, &io->rq, now);
+	fnblk_io_run_locked(dev, now);
 	fnblk_io_unlock(dev);
 	return;
 fail:

@@ -726,6 +726,7 @@ void fnblk_event_user_locked(struct fnblk_dev *dev, struct fnblk_dev_user *u,
 	fnblk_event_send(skb, hdr, GFP_ATOMIC);
 }
 
+/* Sent under the device lock, like user events, so numbers stay in order. */
 void fnblk_event_dev(struct fnblk_dev *dev, u8 cmd)
 {
 	struct sk_buff *skb;
@@ -734,13 +735,13 @@ void fnblk_event_dev(struct fnblk_dev *dev, u8 cmd)
 
 	spin_lock_bh(&dev->lock);
 	seq = ++dev->event_seq;
+	if (fnblk_event_listened()) {
+		hdr = fnblk_event_start(&skb, dev, cmd, seq, ktime_get_ns(),
+					GFP_ATOMIC);
+		if (hdr)
+			fnblk_event_send(skb, hdr, GFP_ATOMIC);
+	}
 	spin_unlock_bh(&dev->lock);
-	if (!fnblk_event_listened())
-		return;
-	hdr = fnblk_event_start(&skb, dev, cmd, seq, ktime_get_ns(),
-				GFP_KERNEL);
-	if (hdr)
-		fnblk_event_send(skb, hdr, GFP_KERNEL);
 }
 
 int fnblk_netlink_init(void)

@@ -23,13 +23,10 @@ rmmod null_blk
 
 fnblk-bench latency
 
-echo "# unthrottled 4 KiB random writes, QD1 direct, 4 s"
-fnblk-bench iops fnblk
+echo "# unthrottled 4 KiB random writes, QD1 direct, 4 s, best of 3 alternating runs"
 modprobe brd rd_nr=1 rd_size=262144
-fnblk-bench iops /dev/ram0
-rmmod brd
 modprobe null_blk nr_devices=1 queue_mode=2 memory_backed=1 gb=1
-fnblk-bench iops /dev/nullb0
-rmmod null_blk
+fnblk-bench iops fnblk /dev/ram0 /dev/nullb0
+rmmod brd null_blk
 
 fnblk-bench cost "$cost_n"

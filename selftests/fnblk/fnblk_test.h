@@ -140,15 +140,21 @@ struct wspec {
 /* What it reports (in shared memory). */
 struct wres {
 	uint64_t start_ns, end_ns, bytes;
+	uint64_t win_bytes;	/* completed inside the measuring window */
 	int error;
+};
+
+/* The release time, the end of a timed run and its measuring window. */
+struct wclock {
+	volatile int go;
+	volatile uint64_t deadline, win_start, win_end;
 };
 
 struct wthread {
 	const struct wspec *ws;
-	struct wres *res;
-	volatile uint64_t *deadline;
+	const struct wclock *clk;
 	uint32_t idx;
-	uint64_t bytes;
+	uint64_t bytes, win_bytes;
 	int error;
 };
 
@@ -171,7 +177,7 @@ static inline void *wthread_run(void *arg)
 {
 	struct wthread *t = arg;
 	const struct wspec *ws = t->ws;
-	uint64_t chunks = ws->bytes / ws->bs, k, off;
+	uint64_t chunks = ws->bytes / ws->bs, k, off, done;
 	void *buf;
 	int fd;
 
@@ -185,7 +191,7 @@ static inline void *wthread_run(void *arg)
 		pattern_fill(buf, ws->bs, 0, ws->fill);
 	/* Thread i writes chunks i, i + qd, ... of the region. */
 	for (k = t->idx; !ws->bytes || k < chunks; k += ws->qd) {
-		if (!ws->bytes && now_ns() >= *t->deadline)
+		if (!ws->bytes && now_ns() >= t->clk->deadline)
 			break;
 		off = ws->offset + (ws->bytes ? k * ws->bs :
 				    (k % 64) * ws->bs);
@@ -196,6 +202,9 @@ static inline void *wthread_run(void *arg)
 			break;
 		}
 		t->bytes += ws->bs;
+		done = now_ns();
+		if (done >= t->clk->win_start && done < t->clk->win_end)
+			t->win_bytes += ws->bs;
 	}
 	free(buf);
 	close(fd);
@@ -204,23 +213,23 @@ static inline void *wthread_run(void *arg)
 
 /* Body of one writer process. */
 static inline void writer_main(const struct wspec *ws, struct wres *res,
-			       volatile int *go, volatile uint64_t *deadline)
+			       const struct wclock *clk)
 {
 	pthread_t tid[64];
 	struct wthread t[64];
 	uint32_t i, qd = ws->qd > 64 ? 64 : ws->qd;
 
-	while (!*go)
+	while (!clk->go)
 		usleep(100);
 	res->start_ns = now_ns();
 	for (i = 0; i < qd; i++) {
-		t[i] = (struct wthread){ .ws = ws, .res = res,
-					 .deadline = deadline, .idx = i };
+		t[i] = (struct wthread){ .ws = ws, .clk = clk, .idx = i };
 		pthread_create(&tid[i], NULL, wthread_run, &t[i]);
 	}
 	for (i = 0; i < qd; i++) {
 		pthread_join(tid[i], NULL);
 		res->bytes += t[i].bytes;
+		res->win_bytes += t[i].win_bytes;
 		if (t[i].error)
 			res->error = t[i].error;
 	}
@@ -240,8 +249,7 @@ static inline int run_writers_hook(const struct wspec *ws, int n,
 				   before_go_fn hook, void *arg)
 {
 	struct shared {
-		volatile int go;
-		volatile uint64_t deadline;
+		struct wclock clk;
 		struct wres res[];
 	} *sh;
 	size_t size = sizeof(*sh) + (size_t)n * sizeof(struct wres);
@@ -258,16 +266,18 @@ static inline int run_writers_hook(const struct wspec *ws, int n,
 	for (i = 0; i < n; i++) {
 		pid[i] = fork();
 		if (!pid[i]) {
-			writer_main(&ws[i], &sh->res[i], &sh->go,
-				    &sh->deadline);
+			writer_main(&ws[i], &sh->res[i], &sh->clk);
 			_exit(0);
 		}
 	}
 	usleep(200000);		/* let every process reach the barrier */
 	if (hook)
 		hook(pid, n, arg);
-	sh->deadline = now_ns() + duration_ns;
-	sh->go = 1;
+	/* Timed runs measure from a quarter in to a tenth before the end. */
+	sh->clk.win_start = now_ns() + duration_ns / 4;
+	sh->clk.win_end = sh->clk.win_start + duration_ns * 13 / 20;
+	sh->clk.deadline = now_ns() + duration_ns;
+	sh->clk.go = 1;
 	for (i = 0; i < n; i++) {
 		waitpid(pid[i], &status, 0);
 		if (!WIFEXITED(status) || WEXITSTATUS(status) ||
@@ -293,6 +303,12 @@ static inline double secs(uint64_t ns)
 static inline double wres_rate(const struct wres *r)
 {
 	return (double)r->bytes / secs(r->end_ns - r->start_ns);
+}
+
+/* Rate inside the measuring window of a timed run of duration_ns. */
+static inline double wres_win_rate(const struct wres *r, uint64_t duration_ns)
+{
+	return (double)r->win_bytes / secs(duration_ns * 13 / 20);
 }
 
 #endif /* FNBLK_TEST_H */
