@@ -1,0 +1,160 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# fnblk top-level build. Every output lands under build/:
+#   build/<kver>/module/fnblk.ko   the module, one object tree per kernel
+#   build/root/bin/                user-space programs the test VM gets
+#   build/kselftest/               installed kselftests (run_kselftest.sh)
+#   build/linux-source/            checkpatch + kselftest framework, extracted
+#                                  from Debian's linux-source package
+#
+# make [KDIR=/lib/modules/<kver>/build]  module (every installed kernel, or
+#                                        KDIR only), user space, selftests
+# make install [KDIR=...] [PREFIX=...]   module via modules_install + depmod,
+#                                        programs to $(PREFIX)/bin
+# make dkms-add                          copy the module sources to
+#                                        /usr/src/fnblk-<ver>, dkms add
+# make lint                              checkpatch --strict + sparse
+# make check [KERNELS="6.1 6.12"]        every test: host, then VMs
+# make demo                              checkpoint fleet on fnblk in a VM
+# See Documentation/build.rst.
+
+SRC := $(CURDIR)
+BUILD := $(SRC)/build
+PREFIX ?= /usr/local
+KERNELS ?= 6.1 6.12
+export KERNELS
+
+# The kernels to build for: KDIR alone if given, else every kernel whose
+# headers are installed (each /lib/modules/<kver>/build).
+ifneq ($(KDIR),)
+KDIR := $(abspath $(KDIR))
+# UTS_RELEASE, not include/config/kernel.release: Debian's 6.1 headers
+# put the upstream version (6.1.x) in the latter.
+KVERS := $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' \
+	$(KDIR)/include/generated/utsrelease.h 2>/dev/null)
+ifeq ($(KVERS),)
+$(error KDIR=$(KDIR) has no include/generated/utsrelease.h)
+endif
+else
+KVERS := $(patsubst /lib/modules/%/build,%,$(wildcard /lib/modules/*/build))
+endif
+kdir = $(or $(KDIR),/lib/modules/$(1)/build)
+
+# "make install" targets KDIR's kernel, else the running one.
+INSTALL_KVER := $(if $(KDIR),$(firstword $(KVERS)),$(shell uname -r))
+
+KTOOLS := $(BUILD)/linux-source
+KSFT_SRC := $(KTOOLS)/tools/testing/selftests
+KSFT_OBJ := $(BUILD)/kselftest-obj
+KSFT_INSTALL := $(BUILD)/kselftest
+
+# Module sources subject to lint.
+LINT_FILES = $(wildcard module/*.c module/*.h) uapi/linux/fnblk.h
+
+.PHONY: all modules userspace root selftests kernel-tools install \
+	install-module install-userspace dkms-add lint checkpatch sparse check demo \
+	clean help $(KVERS:%=module-%) $(KVERS:%=sparse-%)
+
+all: modules userspace root selftests
+
+help:
+	@sed -n '/^# make \[KDIR/,/^# See/{s/^# \{0,1\}//;p;/^See/q;}' Makefile
+
+modules: $(KVERS:%=module-%)
+
+# One object tree per kernel, see scripts/mirror-module.
+$(KVERS:%=module-%): module-%:
+	@if [ ! -f module/Kbuild ]; then \
+		echo "  SKIP    fnblk.ko for $*: module/Kbuild does not exist yet"; \
+	else \
+		scripts/mirror-module $(BUILD)/$* && \
+		$(MAKE) -C $(call kdir,$*) M=$(BUILD)/$* modules; \
+	fi
+
+userspace:
+	$(MAKE) -C userspace all
+
+# Programs the test VM carries, in build/root/bin (emptied first, so a
+# removed program does not linger).
+root: userspace
+	rm -rf $(BUILD)/root/bin
+	$(MAKE) -C userspace install PREFIX=$(BUILD)/root DESTDIR=
+
+kernel-tools:
+	@scripts/extract-kernel-tools $(KTOOLS)
+
+# Build and install selftests/fnblk with the kernel's own lib.mk: the
+# target directory inside the extracted selftests tree holds a symlink to
+# each of our files (lib.mk is included as ../lib.mk), objects go to O=.
+selftests: kernel-tools
+	@mkdir -p $(KSFT_SRC)/fnblk
+	@find $(KSFT_SRC)/fnblk -maxdepth 1 -type l -delete
+	@for f in selftests/fnblk/*; do \
+		[ -f "$$f" ] && ln -sfn $(SRC)/$$f $(KSFT_SRC)/fnblk/; \
+	done; true
+	@rm -rf $(KSFT_INSTALL)
+	$(MAKE) -C $(KSFT_SRC) TARGETS=fnblk O=$(KSFT_OBJ) \
+		KSFT_INSTALL_PATH=$(KSFT_INSTALL) FNBLK_SRC=$(SRC) install >/dev/null
+
+install: install-module install-userspace
+
+DKMS_VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
+DKMS_SRC := /usr/src/fnblk-$(DKMS_VERSION)
+
+# The module's sources only (no build/, no user space) as DKMS wants them;
+# then "dkms build/install -m fnblk -v $(DKMS_VERSION) [-k KVER]".
+dkms-add:
+	-dkms remove -m fnblk -v $(DKMS_VERSION) --all 2>/dev/null
+	rm -rf $(DKMS_SRC)
+	install -d $(DKMS_SRC)/module $(DKMS_SRC)/uapi/linux
+	install -m 644 dkms.conf Kbuild $(DKMS_SRC)/
+	install -m 644 $(wildcard module/*.c module/*.h) module/Kbuild $(DKMS_SRC)/module/
+	install -m 644 uapi/linux/fnblk.h $(DKMS_SRC)/uapi/linux/
+	dkms add -m fnblk -v $(DKMS_VERSION)
+
+install-module: modules
+	@if [ ! -f $(BUILD)/$(INSTALL_KVER)/module/fnblk.ko ]; then \
+		echo "install: no fnblk.ko built for $(INSTALL_KVER) (KDIR=...?)" >&2; \
+		exit 1; \
+	fi
+	$(MAKE) -C $(call kdir,$(INSTALL_KVER)) M=$(BUILD)/$(INSTALL_KVER) modules_install
+	depmod -a $(INSTALL_KVER)
+
+install-userspace: userspace
+	$(MAKE) -C userspace install PREFIX=$(PREFIX)
+
+lint: checkpatch sparse
+
+checkpatch: kernel-tools
+	perl $(KTOOLS)/scripts/checkpatch.pl --strict --no-tree --show-types \
+		--terse -f $(LINT_FILES)
+
+# Sparse through Kbuild (C=2 checks every file, built or not); any warning
+# in our sources fails. Compiler warnings fail too.
+sparse: $(KVERS:%=sparse-%)
+
+$(KVERS:%=sparse-%): sparse-%:
+	@if [ ! -f module/Kbuild ]; then \
+		echo "  SKIP    sparse for $*: module/Kbuild does not exist yet"; \
+		exit 0; \
+	fi; \
+	scripts/mirror-module $(BUILD)/lint/$* && \
+	log=$(BUILD)/lint/$*.log && \
+	$(MAKE) -C $(call kdir,$*) M=$(BUILD)/lint/$* C=2 modules >$$log 2>&1 || \
+		{ cat $$log; exit 1; }; \
+	warn=$$(grep -E '(warning|error):' $$log | sed 's|$(BUILD)/lint/$*/||'); \
+	if [ -n "$$warn" ]; then \
+		echo "$$warn"; \
+		echo "sparse: $*: warnings above (full log $$log)" >&2; exit 1; \
+	fi; \
+	echo "  SPARSE  $*: clean"
+
+check:
+	scripts/check
+
+demo:
+	scripts/demo
+
+clean:
+	-$(MAKE) -C userspace clean
+	rm -rf $(BUILD)

@@ -1,0 +1,62 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Experiment 1: two identical jobs whose write is shorter than their
+# compute keep their phase gap cycle after cycle (the return map of the
+# gap is the identity) under f = constant and f = linear:2. Gaps from
+# "writes overlap most of the way" to "writes never overlap".
+# (linear:1 is constant by the module's definition: f(n) = min(n, 1).)
+
+SUMMARY=$RESULTS/1-pair-identity.summary
+BW=32		# MiB/s: an 8 MiB checkpoint takes 250 ms alone
+{
+	echo "# experiment 1: phase-gap return map of two identical jobs"
+	echo "# T = 1s, S = 8MiB, B = ${BW}MiB/s (solo write 250ms), 10 cycles, cycle 0 skipped"
+	echo "# gap0: planned gap as measured in cycle 1; steps g(c+1) - g(c) in ms"
+	printf '%-9s %7s %9s %13s %12s %12s %9s\n' fn gap_ms gap0_ms mean_step_ms \
+		rms_step_ms max_step_ms changed
+} >"$SUMMARY"
+
+for fn in constant linear:2; do
+	# store=none: no page allocation on a first write, no data copies.
+	load_fnblk bw_mbps=$BW fn=$fn policy=anon key=tgid store=none
+	for gap in 0 50 100 200 400; do
+		name=pair-${fn%%:*}${fn#*:}-gap$gap
+		[ "$fn" = constant ] && name=pair-constant-gap$gap
+		phase_file /tmp/phases 2 $gap
+		ANALYZE_ARGS="--skip-cycles 1" run_fleet $name --jobs 2 --compute 1s --size 8MiB --cycles 10 \
+			--phases file:/tmp/phases || exit 1
+		line=$(grep -A1 '^ *pair ' "$RESULTS/$name.txt" | tail -1)
+		order=$(pick "$RESULTS/$name.txt" '^firing order' | awk '{ print $5 }')
+		echo "$line" | awk -v fn=$fn -v gap=$gap -v ch="$order" \
+			'{ printf "%-9s %7d %9.3f %13.3f %12.3f %12.3f %9s\n", fn, gap, $2, $3, $4, $5, ch }' \
+			>>"$SUMMARY"
+	done
+done
+# Pooled over the gaps of one f: a coupling toward (or away from)
+# synchrony is a step that depends on the gap, a nonzero slope.
+for fn in constant linear2; do
+	printf '# pooled, f = %s: ' $fn
+	awk '
+	# Pooled least squares of the step d = g(c+1) - g(c) on the gap g over
+	# every run given: coupling toward synchrony shows as a negative slope,
+	# the identity map as a slope of zero. Cycle 0 is left out.
+	BEGIN { FS = "," }
+	FNR == 1 { nf++ }
+	/^[0-9]/ && $2 >= 1 { s[nf, $2, $1] = $3; if ($2 > m[nf]) m[nf] = $2 }
+	END {
+		for (f = 1; f <= nf; f++)
+			for (c = 1; c < m[f]; c++) {
+				g = (s[f, c, 1] - s[f, c, 0]) / 1e6
+				d = (s[f, c + 1, 1] - s[f, c + 1, 0]) / 1e6 - g
+				n++; x[n] = g; y[n] = d; sx += g; sy += d
+			}
+		mx = sx / n; my = sy / n
+		for (i = 1; i <= n; i++) { sxx += (x[i] - mx) ^ 2; sxy += (x[i] - mx) * (y[i] - my) }
+		b = sxy / sxx; a = my - b * mx
+		for (i = 1; i <= n; i++) rss += (y[i] - a - b * x[i]) ^ 2
+		se = sqrt(rss / (n - 2) / sxx)
+		printf "%d steps: step = %.3f ms %+.5f * gap (slope s.e. %.5f), residual rms %.2f ms\n", n, a, b, se, sqrt(rss / n)
+	}
+	' "$RESULTS"/pair-$fn-gap*.csv
+done >>"$SUMMARY"
+cat "$SUMMARY"

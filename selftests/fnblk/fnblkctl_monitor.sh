@@ -1,0 +1,107 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# fnblkctl monitor --csv reconstructs n(t): over a run of staggered fio
+# writers, the time the CSV spends at each n must match the device's own
+# n histogram, its active rows the activation counter, its largest n the
+# peak. Prints TAP.
+
+KSFT_SKIP=4
+n=0
+failed=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() {
+	n=$((n + 1)); failed=$((failed + 1))
+	echo "not ok $n - $1"
+	[ -n "$2" ] && echo "#   $2"
+}
+check() { d=$1; shift; if "$@"; then ok "$d"; else not_ok "$d"; fi; }
+check_eq() { if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1" "got '$2', want '$3'"; fi; }
+
+# Wait (up to 10s) until a monitor writing to FILE has subscribed and
+# printed its start snapshot, so no event of the test can precede it.
+wait_started() {
+	i=0
+	while ! grep -q start "$1" 2>/dev/null && [ $i -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+
+command -v fnblkctl >/dev/null || { echo "1..0 # SKIP fnblkctl not installed"; exit $KSFT_SKIP; }
+command -v fio >/dev/null || { echo "1..0 # SKIP fio not installed"; exit $KSFT_SKIP; }
+[ -d /sys/module/fnblk ] || modprobe fnblk 2>/dev/null ||
+	{ echo "1..0 # SKIP cannot load fnblk"; exit $KSFT_SKIP; }
+
+echo "TAP version 13"
+dev=$(fnblkctl dev add size 64MiB bw 16MiB/s fn linear:2 grace 2ms) ||
+	{ not_ok "dev add"; echo "1..$n"; exit 1; }
+i=0
+while [ ! -b /dev/$dev ] && [ $i -lt 20 ]; do sleep 0.1; i=$((i + 1)); done
+
+# Six writers of 2MiB, started 40ms apart: n climbs, overlaps, falls.
+cat >$tmp/fleet.fio <<FIO
+[global]
+filename=/dev/$dev
+rw=write
+bs=64k
+direct=1
+ioengine=psync
+size=2m
+FIO
+for j in 0 1 2 3 4 5; do
+	printf '[w%d]\noffset=%dm\nstartdelay=%dms\n' $j $((j * 4)) $((j * 40)) >>$tmp/fleet.fio
+done
+
+fnblkctl stats reset $dev
+fnblkctl monitor $dev --csv >$tmp/n.csv 2>$tmp/mon.err &
+mon=$!
+wait_started $tmp/n.csv
+fio --eta=never --output=$tmp/fio.out $tmp/fleet.fio
+check_eq "fio ran" "$?" 0
+sleep 0.5	# every writer past its grace period: n is 0 again
+fnblkctl -j stats $dev >$tmp/stats.json
+kill -TERM $mon
+wait $mon
+check_eq "monitor exits 0 on SIGTERM" "$?" 0
+check_eq "no events lost" "$(cat $tmp/mon.err)" ""
+
+j() { fnblkctl json "$1" <$tmp/stats.json; }
+check_eq "the run is over: n is 0" "$(j nr_active)" 0
+rows=$(grep -c ",active," $tmp/n.csv)
+check_eq "one active row per activation" "$rows" "$(j activations)"
+check "the writers overlapped (peak n >= 2)" test "$(j peak_active)" -ge 2
+maxn=$(awk -F, 'NR > 1 && $3 > m { m = $3 } END { print m + 0 }' $tmp/n.csv)
+check_eq "largest n in the CSV is the peak" "$maxn" "$(j peak_active)"
+
+# Time at each n from the CSV: each row's n holds until the next row, the
+# last until the snapshot. The time before the first active row is at
+# n = 0 and partly before the monitor started, so bin 0 is not compared.
+j n_hist_ns | tr -d '[]' | tr ',' '\n' >$tmp/hist
+awk -F, -v end="$(j time_ns)" -v histfile=$tmp/hist '
+	BEGIN { while ((getline h < histfile) > 0) hist[k++] = h }
+	NR > 1 { if (started) t[prev_n] += $1 - prev_t; prev_t = $1; prev_n = $3; started = 1 }
+	END {
+		t[prev_n] += end - prev_t
+		bad = 0
+		for (i = 1; i < 64; i++) {
+			if (!(i in t) && hist[i] == 0) continue
+			d = t[i] - hist[i]; if (d < 0) d = -d
+			# Same clock on both sides: a microsecond is plenty.
+			ok = d <= 1000
+			printf "# n=%d csv %.0f ns, histogram %.0f ns\n", i, t[i], hist[i]
+			if (!ok) bad++
+		}
+		print bad
+	}
+' $tmp/n.csv >$tmp/compare
+grep '^#' $tmp/compare
+check_eq "time at each n >= 1 from the CSV matches the n histogram" \
+	"$(grep -v '^#' $tmp/compare)" 0
+
+fnblkctl dev del $dev
+echo "1..$n"
+[ $failed -eq 0 ]

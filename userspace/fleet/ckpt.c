@@ -1,0 +1,360 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Checkpoint writers (see ckpt.h). Every path ends with the data durable
+ * as that path defines it, so a write's end time is when a real job could
+ * move on: O_DIRECT completion, fsync, O_DSYNC completion or msync.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE	/* O_DIRECT */
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <linux/fs.h>
+#include <liburing.h>
+
+#include "ckpt.h"
+
+#define CKPT_ALIGN	4096
+
+struct ckpt_writer {
+	const struct ckpt_opts *o;
+	unsigned int job;
+	int fd;				/* -1 when a rotating dir opens per cycle */
+	uint64_t base;			/* byte offset of the job's region */
+	char *buf;			/* bs bytes of the job's pattern */
+	bool ring_ready;
+	struct io_uring ring;
+	char prev[PATH_MAX];		/* rotate: the file to drop after a write */
+};
+
+static int seterr(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int ckpt_path_parse(const char *s, enum ckpt_path *p)
+{
+	static const char *const names[] = { "direct", "buffered", "dsync", "mmap" };
+	unsigned int i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (!strcmp(s, names[i])) {
+			*p = i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+const char *ckpt_path_name(enum ckpt_path p)
+{
+	static const char *const names[] = { "direct", "buffered", "dsync", "mmap" };
+
+	return names[p];
+}
+
+int ckpt_engine_parse(const char *s, enum ckpt_engine *e)
+{
+	if (!strcmp(s, "uring") || !strcmp(s, "io_uring"))
+		*e = CKPT_ENGINE_URING;
+	else if (!strcmp(s, "psync"))
+		*e = CKPT_ENGINE_PSYNC;
+	else
+		return -1;
+	return 0;
+}
+
+const char *ckpt_engine_name(enum ckpt_engine e)
+{
+	return e == CKPT_ENGINE_URING ? "uring" : "psync";
+}
+
+uint64_t ckpt_write_size(const struct ckpt_opts *o, uint64_t size)
+{
+	if (o->path == CKPT_DIRECT)
+		return (size + CKPT_ALIGN - 1) / CKPT_ALIGN * CKPT_ALIGN;
+	return size;
+}
+
+static int open_flags(const struct ckpt_opts *o)
+{
+	switch (o->path) {
+	case CKPT_DIRECT:
+		return O_WRONLY | O_DIRECT;
+	case CKPT_BUFFERED:
+		return O_WRONLY;
+	case CKPT_DSYNC:
+		return O_WRONLY | O_DSYNC;
+	case CKPT_MMAP:
+		return O_RDWR;
+	}
+	return O_WRONLY;
+}
+
+int ckpt_prepare(const struct ckpt_opts *o, unsigned int jobs,
+		 uint64_t region, char *err, size_t errlen)
+{
+	uint64_t need = (uint64_t)jobs * region, have;
+	struct stat st;
+	int fd, ret = 0;
+
+	if (o->dir) {
+		if (stat(o->dir, &st) || !S_ISDIR(st.st_mode))
+			return seterr(err, errlen, "%s: not a directory", o->dir);
+		return 0;
+	}
+	fd = open(o->target, O_RDWR | O_CREAT, 0644);
+	if (fd < 0)
+		return seterr(err, errlen, "%s: %s", o->target, strerror(errno));
+	if (fstat(fd, &st)) {
+		ret = seterr(err, errlen, "%s: %s", o->target, strerror(errno));
+	} else if (S_ISBLK(st.st_mode)) {
+		if (ioctl(fd, BLKGETSIZE64, &have))
+			ret = seterr(err, errlen, "%s: BLKGETSIZE64: %s",
+				     o->target, strerror(errno));
+		else if (have < need)
+			ret = seterr(err, errlen,
+				     "%s: %" PRIu64 " bytes, %u jobs of %" PRIu64
+				     " need %" PRIu64, o->target, have, jobs,
+				     region, need);
+	} else if (S_ISREG(st.st_mode)) {
+		if ((uint64_t)st.st_size < need && ftruncate(fd, need))
+			ret = seterr(err, errlen, "%s: growing to %" PRIu64 ": %s",
+				     o->target, need, strerror(errno));
+	} else {
+		ret = seterr(err, errlen, "%s: not a block device or regular file",
+			     o->target);
+	}
+	close(fd);
+	return ret;
+}
+
+static int job_file(const struct ckpt_writer *w, uint64_t cycle, char *path,
+		    size_t len)
+{
+	int n;
+
+	if (w->o->rotate)
+		n = snprintf(path, len, "%s/job-%04u.%06" PRIu64 ".ckpt",
+			     w->o->dir, w->job, cycle);
+	else
+		n = snprintf(path, len, "%s/job-%04u.ckpt", w->o->dir, w->job);
+	return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
+static int open_file(struct ckpt_writer *w, uint64_t cycle, char *path,
+		     size_t len, char *err, size_t errlen)
+{
+	if (job_file(w, cycle, path, len))
+		return seterr(err, errlen, "%s: path too long", w->o->dir);
+	w->fd = open(path, open_flags(w->o) | O_CREAT, 0644);
+	if (w->fd < 0)
+		return seterr(err, errlen, "%s: %s", path, strerror(errno));
+	return 0;
+}
+
+int ckpt_open(struct ckpt_writer **wp, const struct ckpt_opts *o,
+	      unsigned int job, uint64_t region, char *err, size_t errlen)
+{
+	struct ckpt_writer *w = calloc(1, sizeof(*w));
+	char path[PATH_MAX];
+	uint64_t i;
+	int ret;
+
+	if (!w)
+		return seterr(err, errlen, "%s", strerror(ENOMEM));
+	w->o = o;
+	w->job = job;
+	w->fd = -1;
+	if (posix_memalign((void **)&w->buf, CKPT_ALIGN, o->bs)) {
+		free(w);
+		return seterr(err, errlen, "%s", strerror(ENOMEM));
+	}
+	/* Never zero, so a store that skips zero pages still keeps it all. */
+	for (i = 0; i < o->bs; i++)
+		w->buf[i] = (char)(((job * 131 + i * 7) & 0xfe) | 1);
+	if (o->dir) {
+		if (!o->rotate && open_file(w, 0, path, sizeof(path), err, errlen))
+			goto fail;
+	} else {
+		w->base = (uint64_t)job * region;
+		w->fd = open(o->target, open_flags(o));
+		if (w->fd < 0) {
+			seterr(err, errlen, "%s: %s", o->target, strerror(errno));
+			goto fail;
+		}
+	}
+	if (o->path == CKPT_DIRECT && o->engine == CKPT_ENGINE_URING) {
+		ret = io_uring_queue_init(o->qd, &w->ring, 0);
+		if (ret < 0) {
+			seterr(err, errlen, "io_uring_queue_init: %s (try --engine psync)",
+			       strerror(-ret));
+			goto fail;
+		}
+		w->ring_ready = true;
+	}
+	*wp = w;
+	return 0;
+fail:
+	ckpt_close(w);
+	return -1;
+}
+
+static int write_uring(struct ckpt_writer *w, uint64_t off, uint64_t bytes,
+		       char *err, size_t errlen)
+{
+	uint64_t bs = w->o->bs, submitted = 0, done = 0;
+	unsigned int inflight = 0;
+
+	while (done < bytes) {
+		struct io_uring_cqe *cqe;
+		int ret;
+
+		while (inflight < w->o->qd && submitted < bytes) {
+			struct io_uring_sqe *sqe = io_uring_get_sqe(&w->ring);
+			uint64_t len = bytes - submitted < bs ? bytes - submitted : bs;
+
+			if (!sqe)
+				break;
+			io_uring_prep_write(sqe, w->fd, w->buf, len, off + submitted);
+			io_uring_sqe_set_data64(sqe, len);
+			submitted += len;
+			inflight++;
+		}
+		ret = io_uring_submit_and_wait(&w->ring, 1);
+		if (ret < 0)
+			return seterr(err, errlen, "io_uring_submit: %s",
+				      strerror(-ret));
+		while (io_uring_peek_cqe(&w->ring, &cqe) == 0) {
+			uint64_t want = io_uring_cqe_get_data64(cqe);
+			int res = cqe->res;
+
+			io_uring_cqe_seen(&w->ring, cqe);
+			inflight--;
+			if (res < 0)
+				return seterr(err, errlen, "write: %s",
+					      strerror(-res));
+			if ((uint64_t)res != want)
+				return seterr(err, errlen, "short write: %d of %" PRIu64,
+					      res, want);
+			done += want;
+		}
+	}
+	return 0;
+}
+
+static int write_psync(struct ckpt_writer *w, uint64_t off, uint64_t bytes,
+		       char *err, size_t errlen)
+{
+	uint64_t done = 0;
+
+	while (done < bytes) {
+		size_t len = bytes - done < w->o->bs ? bytes - done : w->o->bs;
+		ssize_t n = pwrite(w->fd, w->buf, len, off + done);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return seterr(err, errlen, "pwrite: %s", strerror(errno));
+		}
+		if (n == 0)
+			return seterr(err, errlen, "pwrite: no progress");
+		done += n;
+	}
+	return 0;
+}
+
+static int write_mmap(struct ckpt_writer *w, uint64_t off, uint64_t bytes,
+		      char *err, size_t errlen)
+{
+	uint64_t done;
+	char *map;
+	int ret = 0;
+
+	if (!bytes)
+		return 0;
+	if (w->o->dir && ftruncate(w->fd, off + bytes))
+		return seterr(err, errlen, "ftruncate: %s", strerror(errno));
+	map = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, w->fd, off);
+	if (map == MAP_FAILED)
+		return seterr(err, errlen, "mmap: %s", strerror(errno));
+	for (done = 0; done < bytes; done += w->o->bs) {
+		uint64_t len = bytes - done < w->o->bs ? bytes - done : w->o->bs;
+
+		memcpy(map + done, w->buf, len);
+	}
+	if (msync(map, bytes, MS_SYNC))
+		ret = seterr(err, errlen, "msync: %s", strerror(errno));
+	munmap(map, bytes);
+	return ret;
+}
+
+int ckpt_write(struct ckpt_writer *w, uint64_t bytes, uint64_t cycle,
+	       char *err, size_t errlen)
+{
+	char path[PATH_MAX];
+	int ret;
+
+	if (w->o->dir && w->o->rotate &&
+	    open_file(w, cycle, path, sizeof(path), err, errlen))
+		return -1;
+	switch (w->o->path) {
+	case CKPT_DIRECT:
+		ret = w->ring_ready ? write_uring(w, w->base, bytes, err, errlen)
+				    : write_psync(w, w->base, bytes, err, errlen);
+		/* A file's new blocks need their metadata on disk too. */
+		if (!ret && w->o->dir && fdatasync(w->fd))
+			ret = seterr(err, errlen, "fdatasync: %s", strerror(errno));
+		break;
+	case CKPT_BUFFERED:
+		ret = write_psync(w, w->base, bytes, err, errlen);
+		if (!ret && fsync(w->fd))
+			ret = seterr(err, errlen, "fsync: %s", strerror(errno));
+		break;
+	case CKPT_DSYNC:
+		ret = write_psync(w, w->base, bytes, err, errlen);
+		break;
+	case CKPT_MMAP:
+		ret = write_mmap(w, w->base, bytes, err, errlen);
+		break;
+	default:
+		ret = seterr(err, errlen, "unknown path");
+	}
+	if (w->o->dir && w->o->rotate) {
+		close(w->fd);
+		w->fd = -1;
+		/* Like a real rotation: the old checkpoint goes once the new is safe. */
+		if (!ret && w->prev[0] && unlink(w->prev) && errno != ENOENT)
+			ret = seterr(err, errlen, "%s: %s", w->prev, strerror(errno));
+		snprintf(w->prev, sizeof(w->prev), "%s", path);
+	}
+	return ret;
+}
+
+void ckpt_close(struct ckpt_writer *w)
+{
+	if (!w)
+		return;
+	if (w->ring_ready)
+		io_uring_queue_exit(&w->ring);
+	if (w->fd >= 0)
+		close(w->fd);
+	free(w->buf);
+	free(w);
+}

@@ -1,0 +1,102 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# fnblk-fleet end to end on the host, against a regular file: events well
+# formed, cycles counted, phases honoured, the power cap slowing compute.
+set -u
+FLEET=${1:-./fnblk-fleet}
+TMP=$(mktemp -d /tmp/fleet-test.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+n=0 failed=0
+
+ok() { # status name
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
+}
+
+param() { # file name
+	sed -n "s/^# param $2=//p" "$1"
+}
+
+# Rows of a CSV event file: every one has five unsigned fields, end >= start.
+rows_well_formed() {
+	awk -F, '/^#/ || /^job,/ { next }
+		NF != 5 { bad = 1 }
+		{ for (i = 1; i <= 5; i++) if ($i !~ /^[0-9]+$/) bad = 1; if ($4 + 0 < $3 + 0) bad = 1 }
+		END { exit bad }' "$1"
+}
+
+# 1. buffered writes, 3 jobs x 4 cycles
+"$FLEET" -q --jobs 3 --compute 50ms --size 64KiB --cycles 4 --path buffered \
+	-o "$TMP/a.csv" --jsonl "$TMP/a.jsonl" "$TMP/target" 2>"$TMP/err"
+ok $? "3 jobs x 4 cycles run"
+ok "$(head -1 "$TMP/a.csv" | grep -qx '# fnblk-events v1'; echo $?)" "CSV starts with the magic line"
+ok "$(grep -qx 'job,cycle,start_ns,end_ns,bytes' "$TMP/a.csv"; echo $?)" "CSV has the column header"
+ok "$(rows_well_formed "$TMP/a.csv"; echo $?)" "every row has five unsigned fields, end >= start"
+rows=$(grep -c '^[0-9]' "$TMP/a.csv")
+[ "$rows" -eq 12 ]; ok $? "12 writes recorded (saw $rows)"
+cyc=$(awk -F, '/^[0-9]/ { print $1 "," $2 }' "$TMP/a.csv" | sort -t, -k1,1n -k2,2n | tr '\n' ' ')
+[ "$cyc" = "0,0 0,1 0,2 0,3 1,0 1,1 1,2 1,3 2,0 2,1 2,2 2,3 " ]
+ok $? "each job wrote cycles 0..3 once"
+ok "$(awk -F, '/^[0-9]/ && $5 != 65536 { bad = 1 } END { exit bad }' "$TMP/a.csv"; echo $?)" "each write is S bytes"
+[ "$(param "$TMP/a.csv" jobs)" = 3 ] && [ "$(param "$TMP/a.csv" path)" = buffered ] &&
+	[ -n "$(param "$TMP/a.csv" start_ns)" ] && [ -n "$(param "$TMP/a.csv" plan.2)" ]
+ok $? "parameters recorded as # param lines"
+[ "$(grep -c '^{"job":' "$TMP/a.jsonl")" -eq 12 ] && head -1 "$TMP/a.jsonl" | grep -q '"fnblk_events":1'
+ok $? "JSON lines: a header object and 12 write objects"
+
+# 2. stagger phases: job j's first write starts at t0 + j*period/N + T
+"$FLEET" -q --jobs 3 --compute 100ms --size 4KiB --cycles 1 --phases stagger \
+	--period 300ms --path buffered -o "$TMP/b.csv" "$TMP/target"
+t0=$(param "$TMP/b.csv" start_ns)
+ok "$(awk -F, -v t0="$t0" '/^[0-9]/ { d = ($3 - t0) / 1e6; want = $1 * 100 + 100;
+	if (d < want || d > want + 150) { printf "# job %d started at %.1fms, expected %dms\n", $1, d, want; bad = 1 } }
+	END { exit bad }' "$TMP/b.csv"; echo $?)" "stagger: job j starts at j*period/N + T"
+
+# 3. the power cap: 2 jobs computing 200ms under P=1 take twice as long
+"$FLEET" -q --jobs 2 --compute 200ms --size 4KiB --cycles 1 --power-cap 1 \
+	--power-step 2ms --path buffered -o "$TMP/c.csv" "$TMP/target"
+t0=$(param "$TMP/c.csv" start_ns)
+ok "$(awk -F, -v t0="$t0" '/^[0-9]/ { d = ($3 - t0) / 1e6;
+	if (d < 396) { printf "# job %d computed for %.1fms, expected >= 400ms\n", $1, d; bad = 1 } }
+	END { exit bad }' "$TMP/c.csv"; echo $?)" "power cap 1 with 2 jobs: compute takes 2T"
+"$FLEET" -q --jobs 2 --compute 200ms --size 4KiB --cycles 1 --power-cap 2 \
+	--path buffered -o "$TMP/d.csv" "$TMP/target"
+t0=$(param "$TMP/d.csv" start_ns)
+ok "$(awk -F, -v t0="$t0" '/^[0-9]/ { d = ($3 - t0) / 1e6;
+	if (d < 199 || d > 380) { printf "# job %d computed for %.1fms, expected 200ms\n", $1, d; bad = 1 } }
+	END { exit bad }' "$TMP/d.csv"; echo $?)" "power cap 2 with 2 jobs does not bind"
+
+# 4. duration instead of cycles
+"$FLEET" -q --jobs 2 --compute 100ms --size 4KiB --cycles 0 --duration 450ms \
+	--path dsync -o "$TMP/e.csv" "$TMP/target"
+ok $? "dsync run bounded by --duration"
+ok "$(awk -F, '/^[0-9]/ { c[$1]++ } END { for (j in c) if (c[j] < 2 || c[j] > 4) bad = 1; exit bad || length(c) != 2 }' "$TMP/e.csv"; echo $?)" \
+	"duration 450ms at T=100ms: 2..4 writes per job"
+
+# 5. mmap into a regular file; files per job with rotation
+"$FLEET" -q --jobs 2 --compute 10ms --size 32KiB --cycles 2 --path mmap \
+	-o "$TMP/f.csv" "$TMP/target"
+ok $? "mmap path"
+mkdir "$TMP/dir"
+"$FLEET" -q --jobs 2 --compute 10ms --size 32KiB --cycles 3 --path buffered \
+	--dir "$TMP/dir" --rotate -o "$TMP/g.csv"
+ok $? "dir with rotation"
+ls "$TMP/dir" | sort | tr '\n' ' ' | grep -qx 'job-0000.000002.ckpt job-0001.000002.ckpt '
+ok $? "rotation keeps only the last checkpoint of each job"
+
+# 6. O_DIRECT through io_uring where the file system and kernel allow it
+if "$FLEET" -q --jobs 2 --compute 10ms --size 64KiB --bs 16KiB --qd 2 --cycles 2 \
+	-o "$TMP/h.csv" "$TMP/target" 2>"$TMP/err"; then
+	ok "$(awk -F, '/^[0-9]/ { c++ } END { exit c != 4 }' "$TMP/h.csv"; echo $?)" "direct io_uring: 4 writes"
+else
+	n=$((n + 1)); echo "ok $n - direct io_uring # SKIP $(head -1 "$TMP/err")"
+fi
+
+# 7. errors
+"$FLEET" --jobs 0 "$TMP/target" 2>/dev/null; [ $? -eq 2 ]; ok $? "bad option value exits 2"
+"$FLEET" 2>/dev/null; [ $? -eq 2 ]; ok $? "missing target exits 2"
+"$FLEET" -q --dir "$TMP/nope" 2>"$TMP/err"; [ $? -eq 1 ] && grep -q 'not a directory' "$TMP/err"
+ok $? "missing directory exits 1 and says why"
+
+echo "1..$n"
+[ "$failed" -eq 0 ]

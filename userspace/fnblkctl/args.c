@@ -1,0 +1,298 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Argument parsing of fnblkctl (see args.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "args.h"
+#include "module/fnblk_sched.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* The configuration keywords, in the order the man page lists them. */
+enum kind { SIZE, RATE, DURATION, BYTES, FN, KEY, POLICY, USERS, STORE };
+
+struct keyword {
+	const char *name;
+	int attr;		/* enum fnblk_attr */
+	enum kind kind;
+};
+
+static const struct keyword keywords[] = {
+	{ "size", FNBLK_A_SIZE, SIZE },
+	{ "bw", FNBLK_A_BW, RATE },
+	{ "fn", FNBLK_A_FN, FN },
+	{ "latency", FNBLK_A_LATENCY_NS, DURATION },
+	{ "overhead", FNBLK_A_OVERHEAD, BYTES },
+	{ "key", FNBLK_A_KEY, KEY },
+	{ "policy", FNBLK_A_POLICY, POLICY },
+	{ "users", FNBLK_A_USERS, USERS },
+	{ "grace", FNBLK_A_GRACE_NS, DURATION },
+	{ "store", FNBLK_A_STORE, STORE },
+};
+
+static const char keyword_list[] =
+	"size, bw, fn, latency, overhead, key, policy, users, grace, store";
+
+static const struct keyword *find_keyword(const char *s)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(keywords); i++)
+		if (!strcmp(keywords[i].name, s))
+			return &keywords[i];
+	return NULL;
+}
+
+int args_check_dev(const char *s, char *err, size_t errlen)
+{
+	const char *digits = s;
+
+	if (!strncmp(s, "fnblk", 5))
+		digits = s + 5;
+	if (!*digits || strspn(digits, "0123456789") != strlen(digits) ||
+	    strlen(digits) > 9) {
+		snprintf(err, errlen,
+			 "device '%s': expected fnblkN or a device number N",
+			 s);
+		return -1;
+	}
+	return 0;
+}
+
+/* An enum value by name, with the valid names in the message. */
+static int parse_enum(const struct keyword *kw, const char *v, uint8_t *out,
+		      char *err, size_t errlen)
+{
+	const char *(*name_of)(unsigned int) = NULL;
+	int (*value_of)(const char *) = NULL;
+	char names[128] = "";
+	int x;
+
+	switch (kw->kind) {
+	case KEY:
+		name_of = fnblk_key_name;
+		value_of = fnblk_key_value;
+		break;
+	case POLICY:
+		name_of = fnblk_policy_name;
+		value_of = fnblk_policy_value;
+		break;
+	case USERS:
+		name_of = fnblk_users_name;
+		value_of = fnblk_users_value;
+		break;
+	default:
+		name_of = fnblk_store_name;
+		value_of = fnblk_store_value;
+		break;
+	}
+	x = value_of(v);
+	if (x >= 0) {
+		*out = (uint8_t)x;
+		return 0;
+	}
+	for (unsigned int i = 0; name_of(i); i++) {
+		if (i)
+			strncat(names, name_of(i + 1) ? ", " : " or ",
+				sizeof(names) - strlen(names) - 1);
+		strncat(names, name_of(i), sizeof(names) - strlen(names) - 1);
+	}
+	snprintf(err, errlen, "%s '%s': expected %s", kw->name, v, names);
+	return -1;
+}
+
+static int parse_fn(const char *v, struct fnblk_dev_config *cfg, char *err,
+		    size_t errlen)
+{
+	static struct fnblk_fn fn;
+	const char *why = NULL;
+
+	if (strlen(v) >= sizeof(cfg->fn)) {
+		snprintf(err, errlen, "fn: spec longer than %d characters",
+			 FNBLK_FN_SPEC_LEN - 1);
+		return -1;
+	}
+	/* The module's own parser: the kernel would say the same, later. */
+	if (fnblk_fn_parse(v, &fn, &why)) {
+		snprintf(err, errlen, "fn '%s': %s", v,
+			 why ? why : "invalid f(n) spec");
+		return -1;
+	}
+	strcpy(cfg->fn, v);
+	return 0;
+}
+
+static int parse_value(const struct keyword *kw, const char *v,
+		       struct fnblk_dev_config *cfg, char *err, size_t errlen)
+{
+	const char *why = "";
+	uint64_t x = 0;
+	int ret = 0;
+	char buf[FNBLK_UNIT_BUFLEN];
+
+	switch (kw->kind) {
+	case SIZE:
+	case BYTES:
+		ret = fnblk_parse_size(v, &x, &why);
+		break;
+	case RATE:
+		ret = fnblk_parse_rate(v, &x, &why);
+		break;
+	case DURATION:
+		ret = fnblk_parse_duration(v, &x, &why);
+		break;
+	case FN:
+		return parse_fn(v, cfg, err, errlen);
+	case KEY:
+		return parse_enum(kw, v, &cfg->key, err, errlen);
+	case POLICY:
+		return parse_enum(kw, v, &cfg->policy, err, errlen);
+	case USERS:
+		return parse_enum(kw, v, &cfg->users, err, errlen);
+	case STORE:
+		return parse_enum(kw, v, &cfg->store, err, errlen);
+	}
+	if (ret) {
+		snprintf(err, errlen, "%s '%s': %s", kw->name, v, why);
+		return -1;
+	}
+	switch (kw->attr) {
+	case FNBLK_A_SIZE:
+		if (!x || x % 4096) {
+			snprintf(err, errlen,
+				 "size '%s': must be a positive multiple of 4KiB",
+				 v);
+			return -1;
+		}
+		cfg->size = x;
+		break;
+	case FNBLK_A_BW:
+		if (x > FNBLK_BW_MAX) {
+			snprintf(err, errlen, "bw '%s': above the maximum of %s",
+				 v, fnblk_format_rate(FNBLK_BW_MAX, buf,
+						      sizeof(buf)));
+			return -1;
+		}
+		cfg->bw = x;
+		break;
+	case FNBLK_A_OVERHEAD:
+		cfg->overhead = x;
+		break;
+	case FNBLK_A_LATENCY_NS:
+		cfg->latency_ns = x;
+		break;
+	case FNBLK_A_GRACE_NS:
+		cfg->grace_ns = x;
+		break;
+	}
+	return 0;
+}
+
+int args_parse_config(int argc, char **argv, const char **name,
+		      struct fnblk_dev_config *cfg, char *err, size_t errlen)
+{
+	int i = 0;
+
+	memset(cfg, 0, sizeof(*cfg));
+	if (name) {
+		*name = NULL;
+		if (argc > 0 && !find_keyword(argv[0])) {
+			/* Only what looks like a device is taken for one. */
+			if (strncmp(argv[0], "fnblk", 5) &&
+			    (argv[0][0] < '0' || argv[0][0] > '9')) {
+				snprintf(err, errlen, "unknown argument '%s' "
+					 "(expected a device name fnblkN or %s)",
+					 argv[0], keyword_list);
+				return -1;
+			}
+			if (args_check_dev(argv[0], err, errlen))
+				return -1;
+			*name = argv[i++];
+		}
+	}
+	for (; i < argc; i += 2) {
+		const struct keyword *kw = find_keyword(argv[i]);
+
+		if (!kw) {
+			snprintf(err, errlen,
+				 "unknown argument '%s' (expected %s)",
+				 argv[i], keyword_list);
+			return -1;
+		}
+		if (i + 1 >= argc) {
+			snprintf(err, errlen, "%s: missing value", kw->name);
+			return -1;
+		}
+		if (cfg->present & FNBLK_BIT(kw->attr)) {
+			snprintf(err, errlen, "%s given twice", kw->name);
+			return -1;
+		}
+		if (parse_value(kw, argv[i + 1], cfg, err, errlen))
+			return -1;
+		cfg->present |= FNBLK_BIT(kw->attr);
+	}
+	return 0;
+}
+
+int args_parse_user_key(const char *s, uint64_t *key, char *err,
+			size_t errlen)
+{
+	const char *why;
+
+	if (fnblk_parse_uint(s, 0, UINT64_MAX, key, &why)) {
+		snprintf(err, errlen, "user '%s': %s (a user key is a number, "
+			 "as 'fnblkctl users' lists it)", s, why);
+		return -1;
+	}
+	return 0;
+}
+
+int args_parse_weight(const char *s, uint32_t *weight, char *err,
+		      size_t errlen)
+{
+	const char *why;
+	uint64_t v;
+
+	if (fnblk_parse_uint(s, 1, FNBLK_WEIGHT_MAX, &v, &why)) {
+		snprintf(err, errlen, "weight '%s': %s (expected 1..%d)", s,
+			 why, FNBLK_WEIGHT_MAX);
+		return -1;
+	}
+	*weight = (uint32_t)v;
+	return 0;
+}
+
+int args_parse_interval(const char *what, const char *s, uint64_t *ns,
+			char *err, size_t errlen)
+{
+	const char *why, *v = s;
+	/* A bare number is seconds here, as in iostat and top. */
+	char buf[64];
+
+	if (strlen(s) < sizeof(buf) - 2 && *s && !s[strspn(s, "0123456789.")]) {
+		snprintf(buf, sizeof(buf), "%ss", s);
+		v = buf;
+	}
+	if (fnblk_parse_duration(v, ns, &why)) {
+		snprintf(err, errlen, "%s '%s': %s", what, s, why);
+		return -1;
+	}
+	if (!*ns) {
+		snprintf(err, errlen, "%s '%s': must be positive", what, s);
+		return -1;
+	}
+	return 0;
+}
+
+int args_parse_count(const char *what, const char *s, uint64_t min,
+		     uint64_t max, uint64_t *v, char *err, size_t errlen)
+{
+	const char *why;
+
+	if (fnblk_parse_uint(s, min, max, v, &why)) {
+		snprintf(err, errlen, "%s '%s': %s (expected %llu..%llu)", what,
+			 s, why, (unsigned long long)min,
+			 (unsigned long long)max);
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* fnblkctl: what the per-object command files share. */
+#ifndef FNBLKCTL_H
+#define FNBLKCTL_H
+
+#include <stdbool.h>
+
+#include "fnblk.h"
+
+#define EXIT_RUNTIME	1
+#define EXIT_USAGE	2
+
+/* "fnblkctl: <message>" on stderr, then a hint; returns EXIT_USAGE. */
+int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "fnblkctl: <message>" on stderr; returns EXIT_RUNTIME. */
+int runtime_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/*
+ * A failed libfnblk call: "fnblkctl: kernel: <extack>" when the kernel
+ * explained, else "fnblkctl: <what>: <error>". Returns EXIT_RUNTIME.
+ */
+int nl_error(struct fnblk *h, const char *what);
+
+/* The netlink handle, opened on first use; exits 1 if that fails. */
+struct fnblk *ctl_handle(void);
+/* Is s "-h" or "--help"? */
+bool is_help(const char *s);
+
+/* One per object; argv[0] is the object's own name. */
+int do_dev(int argc, char **argv);
+int do_stats(int argc, char **argv);
+int do_users(int argc, char **argv);
+int do_weight(int argc, char **argv);
+int do_monitor(int argc, char **argv);
+int do_top(int argc, char **argv);
+int do_json(int argc, char **argv);
+
+/* Shared by stats and top: the n histogram as a table with bars. */
+void print_n_hist(const uint64_t *hist, const char *key);
+/* Time-weighted percentile p (0..1) of the n histogram: the bin index. */
+unsigned int n_hist_percentile_bin(const uint64_t *hist, double p);
+
+#endif /* FNBLKCTL_H */

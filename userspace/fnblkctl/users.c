@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: GPL-2.0
+/* fnblkctl users NAME | weight NAME USER W. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "args.h"
+#include "fnblkctl.h"
+#include "print.h"
+
+struct user_list {
+	struct fnblk_user_info *u;
+	size_t nr, cap;
+	bool oom;
+};
+
+static int collect(const struct fnblk_user_info *u, void *arg)
+{
+	struct user_list *l = arg;
+
+	if (l->nr == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 64;
+		void *p = realloc(l->u, cap * sizeof(*l->u));
+
+		if (!p) {
+			l->oom = true;
+			return 1;	/* stop delivering */
+		}
+		l->u = p;
+		l->cap = cap;
+	}
+	l->u[l->nr++] = *u;
+	return 0;
+}
+
+static int by_key(const void *a, const void *b)
+{
+	uint64_t x = ((const struct fnblk_user_info *)a)->val[FNBLK_USER_KEY];
+	uint64_t y = ((const struct fnblk_user_info *)b)->val[FNBLK_USER_KEY];
+
+	return x < y ? -1 : x > y;
+}
+
+static int users_usage(void)
+{
+	printf(
+"usage: fnblkctl [-j] users NAME\n"
+"\n"
+"One row per user the device knows: KEY (pid, tgid or cgroup id as the\n"
+"device's key mode says), KT (kernel thread), ACT (counted in n now),\n"
+"WEIGHT, bytes and operations read and written, ACTIVE (time counted in\n"
+"n), WAIT (sum of queueing delays) and ACTS (idle-to-active transitions).\n");
+	return 0;
+}
+
+static void print_user(const struct fnblk_user_info *u)
+{
+	const uint64_t *v = u->val;
+
+	pr_open_object(NULL);
+	pr_u64("key", "%-12llu", v[FNBLK_USER_KEY]);
+	pr_bool("kthread", " %-3s", v[FNBLK_USER_KTHREAD]);
+	pr_bool("active", " %-3s", v[FNBLK_USER_ACTIVE]);
+	pr_u64("weight", " %7llu", v[FNBLK_USER_WEIGHT]);
+	pr_u64("read_ops", " %9llu", v[FNBLK_USER_READ_OPS]);
+	pr_size("read_bytes", " %10s", v[FNBLK_USER_READ_BYTES]);
+	pr_u64("write_ops", " %9llu", v[FNBLK_USER_WRITE_OPS]);
+	pr_size("write_bytes", " %10s", v[FNBLK_USER_WRITE_BYTES]);
+	pr_duration("active_ns", " %12s", v[FNBLK_USER_ACTIVE_NS]);
+	pr_duration("wait_ns", " %12s", v[FNBLK_USER_WAIT_NS]);
+	pr_u64("activations", " %6llu\n", v[FNBLK_USER_ACTIVATIONS]);
+	pr_close_object();
+}
+
+int do_users(int argc, char **argv)
+{
+	struct user_list l = { 0 };
+	struct fnblk *h;
+	char err[256];
+	int ret;
+
+	for (int i = 1; i < argc; i++)
+		if (is_help(argv[i]))
+			return users_usage();
+	if (argc != 2)
+		return usage_error(argc < 2 ? "users: missing device name" :
+				   "users: too many arguments");
+	if (args_check_dev(argv[1], err, sizeof(err)))
+		return usage_error("users: %s", err);
+	h = ctl_handle();
+	ret = fnblk_users_dump(h, argv[1], collect, &l);
+	if (ret < 0) {
+		free(l.u);
+		return nl_error(h, "users");
+	}
+	if (l.oom) {
+		free(l.u);
+		return runtime_error("users: out of memory");
+	}
+	qsort(l.u, l.nr, sizeof(*l.u), by_key);
+	pr_text("%-12s %-3s %-3s %7s %9s %10s %9s %10s %12s %12s %6s\n", "KEY",
+		"KT", "ACT", "WEIGHT", "READ_OPS", "READ", "WRITE_OPS", "WRITTEN",
+		"ACTIVE", "WAIT", "ACTS");
+	pr_open_array(NULL);
+	for (size_t i = 0; i < l.nr; i++)
+		print_user(&l.u[i]);
+	pr_close_array();
+	pr_end();
+	free(l.u);
+	return 0;
+}
+
+int do_weight(int argc, char **argv)
+{
+	struct fnblk *h;
+	uint32_t weight;
+	uint64_t key;
+	char err[256];
+
+	for (int i = 1; i < argc; i++) {
+		if (is_help(argv[i])) {
+			printf("usage: fnblkctl weight NAME USER W\n\n"
+			       "Give user USER (its key, as 'fnblkctl users' "
+			       "lists it) weight W (1..%d)\nunder policy "
+			       "weighted.\n", FNBLK_WEIGHT_MAX);
+			return 0;
+		}
+	}
+	if (argc != 4)
+		return usage_error("weight: expected NAME USER W");
+	if (args_check_dev(argv[1], err, sizeof(err)) ||
+	    args_parse_user_key(argv[2], &key, err, sizeof(err)) ||
+	    args_parse_weight(argv[3], &weight, err, sizeof(err)))
+		return usage_error("weight: %s", err);
+	h = ctl_handle();
+	if (fnblk_user_set_weight(h, argv[1], key, weight) < 0)
+		return nl_error(h, "weight");
+	return 0;
+}

@@ -1,0 +1,535 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fnblk-sim compare: re-simulate a kernel fleet run from its event file
+ * and set the predicted key figures beside the measured ones.
+ *
+ * The file's "# param" lines give every parameter (options given on the
+ * command line override them); each job's first write starts, relative to
+ * the earliest, at the same offset as in the run; from then on the jobs
+ * follow the fleet's schedule (same seed, same draws). Only checkpoints
+ * present in both runs are compared.
+ */
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "kpi.h"
+
+struct compare_args {
+	const char *output;	/* the re-simulated events, if asked */
+	bool replay_compute;	/* measured compute times, not the schedule */
+	bool json;
+	bool help;
+};
+
+static const struct option compare_own[] = {
+	{ "json", no_argument, NULL, 'J' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "replay-compute", no_argument, NULL, 'R' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 }
+};
+
+static int compare_on(void *ctx, int val, const char *arg)
+{
+	struct compare_args *a = ctx;
+
+	switch (val) {
+	case 'o':
+		a->output = arg;
+		return 0;
+	case 'R':
+		a->replay_compute = true;
+		return 0;
+	case 'J':
+		a->json = true;
+		return 0;
+	case 'h':
+		a->help = true;
+		return 0;
+	}
+	return -1;
+}
+
+static void compare_usage(FILE *f)
+{
+	fputs("usage: fnblk-sim compare [--json] [-o PREDICTED.csv] [--replay-compute]\n"
+	      "                         [OPTIONS] EVENTS\n"
+	      "Re-simulate the fleet run recorded in EVENTS (CSV or JSON lines) with\n"
+	      "its own parameters and initial phases, and print predicted against\n"
+	      "measured: mean and p99 write time, the time-weighted distribution of\n"
+	      "concurrent writers, and each job's write slowdown (mean write time over\n"
+	      "the simulated solo write time). Options override the file's params;\n"
+	      "-o writes the re-simulated run as an event file (for fnblk-analyze).\n"
+	      "--replay-compute takes each compute time from the run (a job's next\n"
+	      "write start minus its write end) instead of the schedule, so what is\n"
+	      "left to compare is the storage alone, without the guest's timer noise.\n",
+	      f);
+}
+
+/* Parameters the re-simulation replaces with measured start times. */
+static bool replaced_by_measurement(const char *name)
+{
+	return !strcmp(name, "phases") || !strcmp(name, "period") ||
+	       !strcmp(name, "duration") || !strcmp(name, "cycles");
+}
+
+/* What the run did that the model does not: say so, adapt what it can. */
+static int warn_unmodelled(const struct fnblk_events *e, struct sim_options *o,
+			   const char *path)
+{
+	const char *v;
+
+	v = fnblk_events_param(e, "path");
+	if (v && strcmp(v, "direct"))
+		fprintf(stderr,
+			"fnblk-sim compare: %s used path=%s; the simulator models direct I/O only (no page cache, no flusher)\n",
+			path, v);
+	v = fnblk_events_param(e, "key");
+	if (v && !strcmp(v, "single"))
+		fprintf(stderr,
+			"fnblk-sim compare: %s ran with key=single (one user for all jobs); the simulator counts a user per job\n",
+			path);
+	/* psync writes one request at a time whatever qd says. */
+	v = fnblk_events_param(e, "engine");
+	if (v && !strcmp(v, "psync"))
+		o->io.qd = 1;
+	return 0;
+}
+
+static int apply_params(const struct fnblk_events *e, struct sim_options *o,
+			const char *path)
+{
+	static const char *const device[] = { "bw", "fn", NULL };
+	char err[512];
+	size_t i;
+	int ret;
+
+	for (i = 0; i < e->nr_params; i++) {
+		if (replaced_by_measurement(e->params[i].name))
+			continue;
+		ret = sim_options_set(o, e->params[i].name, e->params[i].value,
+				      err, sizeof(err));
+		if (ret < 0) {
+			fprintf(stderr, "fnblk-sim compare: %s: param %s=%s: %s\n",
+				path, e->params[i].name, e->params[i].value, err);
+			return -1;
+		}
+	}
+	for (i = 0; device[i]; i++)
+		if (!fnblk_events_param(e, device[i]))
+			fprintf(stderr,
+				"fnblk-sim compare: %s does not record %s; using the default (or --%s)\n",
+				path, device[i], device[i]);
+	return warn_unmodelled(e, o, path);
+}
+
+static void add_param(void *arg, const char *name, const char *value)
+{
+	fnblk_events_set_param(arg, name, value);
+}
+
+/* The prediction as an event file: source sim, the options it ran with. */
+static int write_prediction(const char *path, const struct sim_options *o,
+			    struct fnblk_events *pred, const char *events)
+{
+	FILE *f = fopen(path, "w");
+	int ret;
+
+	if (!f) {
+		fprintf(stderr, "fnblk-sim compare: %s: %s\n", path,
+			strerror(errno));
+		return -1;
+	}
+	fnblk_events_set_source(pred, "sim");
+	sim_options_params(o, add_param, pred);
+	fnblk_events_set_param(pred, "start_ns", "0");
+	fnblk_events_set_param(pred, "predicts", events);
+	fnblk_events_sort(pred);
+	ret = fnblk_events_write_csv(f, pred);
+	if (fclose(f) || ret) {
+		fprintf(stderr, "fnblk-sim compare: writing %s failed\n", path);
+		return -1;
+	}
+	return 0;
+}
+
+struct collect {
+	struct fnblk_events *ev;
+	bool failed;
+};
+
+static void collect_write(void *ctx, const struct fnblk_event *ev)
+{
+	struct collect *c = ctx;
+
+	if (fnblk_events_add(c->ev, ev))
+		c->failed = true;
+}
+
+/* Writes of each job in the measured run: cycles 0..count-1 compared. */
+static uint64_t *cycles_per_job(const struct fnblk_events *e, unsigned int jobs)
+{
+	uint64_t *count = calloc(jobs, sizeof(*count));
+	size_t i;
+
+	if (!count)
+		return NULL;
+	for (i = 0; i < e->nr; i++)
+		if (e->ev[i].job < jobs && e->ev[i].cycle + 1ULL > count[e->ev[i].job])
+			count[e->ev[i].job] = e->ev[i].cycle + 1ULL;
+	return count;
+}
+
+/* Keep the writes of e whose (job, cycle) the other run has too. */
+static void keep_common(struct fnblk_events *e, const uint64_t *mine,
+			const uint64_t *other, unsigned int jobs)
+{
+	size_t i, k = 0;
+	uint64_t limit;
+
+	for (i = 0; i < e->nr; i++) {
+		const struct fnblk_event *ev = &e->ev[i];
+
+		if (ev->job >= jobs)
+			continue;
+		limit = mine[ev->job] < other[ev->job] ? mine[ev->job] :
+			other[ev->job];
+		if (ev->cycle < limit)
+			e->ev[k++] = *ev;
+	}
+	e->nr = k;
+}
+
+/*
+ * First write start of each job relative to the fleet's start (param
+ * start_ns), or to the earliest first write when the file does not say.
+ */
+static uint64_t *first_writes(const struct fnblk_events *e,
+			      const struct fleet_workload *fw, unsigned int jobs)
+{
+	uint64_t *first = malloc(jobs * sizeof(*first)), t0 = UINT64_MAX;
+	const char *start = fnblk_events_param(e, "start_ns");
+	unsigned long long fleet_t0;
+	size_t i;
+	unsigned int j;
+
+	if (!first)
+		return NULL;
+	for (j = 0; j < jobs; j++)
+		first[j] = UINT64_MAX;
+	for (i = 0; i < e->nr; i++) {
+		const struct fnblk_event *ev = &e->ev[i];
+
+		if (ev->job < jobs && ev->start_ns < first[ev->job])
+			first[ev->job] = ev->start_ns;
+		if (ev->start_ns < t0)
+			t0 = ev->start_ns;
+	}
+	if (start && sscanf(start, "%llu", &fleet_t0) == 1 && fleet_t0 <= t0)
+		t0 = fleet_t0;
+	for (j = 0; j < jobs; j++)
+		first[j] = first[j] == UINT64_MAX ?
+			   fw->jobs[j].phase_ns + fw->jobs[j].compute_ns :
+			   first[j] - t0;
+	return first;
+}
+
+struct report {
+	struct kpi pred, meas;
+	double *solo;		/* per job, s */
+	unsigned int jobs;
+};
+
+static double slowdown(const struct kpi *k, const struct report *r,
+		       unsigned int j)
+{
+	return k->job_writes[j] && r->solo[j] > 0 ?
+	       k->job_mean_write_s[j] / r->solo[j] : NAN;
+}
+
+static unsigned int top_writers(const struct report *r)
+{
+	unsigned int k, top = 0;
+
+	for (k = 0; k <= r->jobs; k++)
+		if (r->pred.conc[k] > 0 || r->meas.conc[k] > 0)
+			top = k;
+	return top;
+}
+
+static void print_row(const char *name, double pred, double meas)
+{
+	printf("  %-26s %14.6g %14.6g %+9.2f%%\n", name, pred, meas,
+	       100 * kpi_rel_error(pred, meas));
+}
+
+static void print_text(const struct report *r, const char *path)
+{
+	unsigned int k, j, top = top_writers(r);
+	char name[64];
+
+	printf("%s: %zu writes compared, %u jobs\n", path, r->meas.writes,
+	       r->jobs);
+	printf("  %-26s %14s %14s %10s\n", "", "predicted", "measured",
+	       "rel.err");
+	print_row("write time mean (s)", r->pred.mean_write_s,
+		  r->meas.mean_write_s);
+	print_row("write time p99 (s)", r->pred.p99_write_s,
+		  r->meas.p99_write_s);
+	print_row("mean concurrent writers", r->pred.mean_writers,
+		  r->meas.mean_writers);
+	for (k = 0; k <= top; k++) {
+		snprintf(name, sizeof(name), "P(writers = %u)", k);
+		print_row(name, r->pred.conc[k], r->meas.conc[k]);
+	}
+	for (j = 0; j < r->jobs; j++) {
+		snprintf(name, sizeof(name), "slowdown job %u", j);
+		print_row(name, slowdown(&r->pred, r, j),
+			  slowdown(&r->meas, r, j));
+	}
+}
+
+static json_t *json_num(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *json_row(double pred, double meas)
+{
+	return json_pack("{s:o, s:o, s:o}", "predicted", json_num(pred),
+			 "measured", json_num(meas), "rel_error",
+			 json_num(kpi_rel_error(pred, meas)));
+}
+
+static int print_json(const struct report *r, const char *path)
+{
+	json_t *root, *writers, *jobs, *row;
+	unsigned int k, j, top = top_writers(r);
+	int ret;
+
+	writers = json_array();
+	for (k = 0; k <= top; k++) {
+		row = json_row(r->pred.conc[k], r->meas.conc[k]);
+		json_object_set_new(row, "writers", json_integer(k));
+		json_array_append_new(writers, row);
+	}
+	jobs = json_array();
+	for (j = 0; j < r->jobs; j++) {
+		row = json_row(slowdown(&r->pred, r, j), slowdown(&r->meas, r, j));
+		json_object_set_new(row, "job", json_integer(j));
+		json_object_set_new(row, "solo_write_s", json_num(r->solo[j]));
+		json_array_append_new(jobs, row);
+	}
+	root = json_pack("{s:s, s:i, s:I, s:o, s:o, s:o, s:o, s:o}",
+			 "events", path, "jobs", (int)r->jobs,
+			 "writes", (json_int_t)r->meas.writes,
+			 "write_time_mean_s", json_row(r->pred.mean_write_s,
+						       r->meas.mean_write_s),
+			 "write_time_p99_s", json_row(r->pred.p99_write_s,
+						      r->meas.p99_write_s),
+			 "mean_writers", json_row(r->pred.mean_writers,
+						  r->meas.mean_writers),
+			 "writers", writers, "slowdown", jobs);
+	if (!root)
+		return -1;
+	ret = json_dumpf(root, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+	putchar('\n');
+	json_decref(root);
+	return ret;
+}
+
+/* The measured run's start offsets and checkpoint sizes. */
+static int measured_workload(struct fleet_workload *fw,
+			     const struct fnblk_events *meas, unsigned int jobs)
+{
+	bool *sized = calloc(jobs, sizeof(*sized));
+	size_t i;
+
+	fw->first_write = first_writes(meas, fw, jobs);
+	if (!fw->first_write || !sized) {
+		free(sized);
+		return -1;
+	}
+	/* The fleet may round S up (O_DIRECT alignment): take what it wrote. */
+	for (i = 0; i < meas->nr; i++) {
+		const struct fnblk_event *ev = &meas->ev[i];
+
+		if (ev->job < jobs && !sized[ev->job] && ev->bytes) {
+			fw->jobs[ev->job].size = ev->bytes;
+			sized[ev->job] = true;
+		}
+	}
+	free(sized);
+	return 0;
+}
+
+/* Each job's measured compute before cycle c: start(c) - end(c - 1). */
+static int replay_compute(struct fleet_workload *fw,
+			  const struct fnblk_events *meas, unsigned int jobs,
+			  const uint64_t *count)
+{
+	uint64_t stride = 0, *end;
+	size_t i, n;
+	unsigned int j;
+
+	for (j = 0; j < jobs; j++)
+		if (count[j] > stride)
+			stride = count[j];
+	n = (size_t)jobs * stride;
+	fw->compute = malloc(n * sizeof(*fw->compute));
+	end = malloc(n * sizeof(*end));
+	if (!fw->compute || !end) {
+		free(end);
+		return -1;
+	}
+	fw->stride = stride;
+	for (i = 0; i < n; i++) {
+		fw->compute[i] = FLEET_WORKLOAD_SCHEDULED;
+		end[i] = FLEET_WORKLOAD_SCHEDULED;
+	}
+	for (i = 0; i < meas->nr; i++)
+		if (meas->ev[i].job < jobs)
+			end[meas->ev[i].job * stride + meas->ev[i].cycle] =
+				meas->ev[i].end_ns;
+	for (i = 0; i < meas->nr; i++) {
+		const struct fnblk_event *ev = &meas->ev[i];
+		uint64_t prev;
+
+		if (ev->job >= jobs || !ev->cycle)
+			continue;
+		prev = end[ev->job * stride + ev->cycle - 1];
+		if (prev != FLEET_WORKLOAD_SCHEDULED && ev->start_ns >= prev)
+			fw->compute[ev->job * stride + ev->cycle] =
+				ev->start_ns - prev;
+	}
+	free(end);
+	return 0;
+}
+
+static int simulate(const struct sim_options *o, struct fleet_workload *fw,
+		    struct fnblk_events *pred, uint64_t *count_meas)
+{
+	struct collect c = { .ev = pred };
+	struct sim_sink sink = { .ctx = &c, .write = collect_write };
+	struct sim_workload w;
+	struct sim_result res;
+	char err[512];
+	uint64_t most = 0;
+	unsigned int j;
+
+	fleet_workload_fill(fw, &w);
+	for (j = 0; j < o->fleet.jobs; j++)
+		if (count_meas[j] > most)
+			most = count_meas[j];
+	w.cycles = most;
+	w.duration_ns = 0;
+	if (sim_run(&o->dev, &o->io, &w, &sink, &res, err, sizeof(err))) {
+		fprintf(stderr, "fnblk-sim compare: %s\n", err);
+		return -1;
+	}
+	return c.failed ? -1 : 0;
+}
+
+int cmd_compare(int argc, char **argv)
+{
+	struct compare_args a = { 0 };
+	struct cli_command cmd = {
+		.name = "compare", .own = compare_own, .shortopts = "ho:",
+		.on = compare_on, .ctx = &a,
+	};
+	struct fnblk_events meas, pred;
+	struct report r = { 0 };
+	struct sim_options o;
+	uint64_t *count_meas = NULL, *count_pred = NULL;
+	struct fleet_workload fw = { 0 };
+	const char *path;
+	char err[512];
+	unsigned int j;
+	int first, ret = EXIT_RUNTIME;
+
+	fnblk_events_init(&meas);
+	fnblk_events_init(&pred);
+	if (sim_options_init(&o))
+		return EXIT_RUNTIME;
+	/* First pass for the operand; the options are applied again below. */
+	first = cli_parse(&cmd, &o, argc, argv);
+	if (first < 0 || a.help || first != argc - 1) {
+		if (first >= 0 && !a.help)
+			fprintf(stderr, "fnblk-sim compare: expected one EVENTS file\n");
+		compare_usage(a.help ? stdout : stderr);
+		sim_options_free(&o);
+		return a.help ? EXIT_OK : EXIT_USAGE;
+	}
+	path = argv[first];
+	if (fnblk_events_read_file(path, &meas, err, sizeof(err))) {
+		fprintf(stderr, "fnblk-sim compare: %s\n", err);
+		goto out;
+	}
+	if (!meas.nr) {
+		fprintf(stderr, "fnblk-sim compare: %s holds no writes\n", path);
+		goto out;
+	}
+	sim_options_free(&o);
+	if (sim_options_init(&o) || apply_params(&meas, &o, path) ||
+	    cli_parse(&cmd, &o, argc, argv) < 0)
+		goto out;
+	if (fleet_config_set(&o.fleet, "phases", "sync", err, sizeof(err)))
+		goto out;
+	o.fleet.cycles = 1;	/* replaced below by the measured counts */
+
+	r.jobs = o.fleet.jobs;
+	count_meas = cycles_per_job(&meas, r.jobs);
+	r.solo = calloc(r.jobs, sizeof(*r.solo));
+	if (!count_meas || !r.solo)
+		goto out;
+	if (fleet_workload_init(&fw, &o.fleet, err, sizeof(err))) {
+		fprintf(stderr, "fnblk-sim compare: %s\n", err);
+		goto out;
+	}
+	if (measured_workload(&fw, &meas, r.jobs) ||
+	    (a.replay_compute &&
+	     replay_compute(&fw, &meas, r.jobs, count_meas)) ||
+	    simulate(&o, &fw, &pred, count_meas))
+		goto out;
+	count_pred = cycles_per_job(&pred, r.jobs);
+	if (!count_pred)
+		goto out;
+	keep_common(&meas, count_meas, count_pred, r.jobs);
+	keep_common(&pred, count_pred, count_meas, r.jobs);
+
+	for (j = 0; j < r.jobs; j++)
+		r.solo[j] = sim_solo_write_ns(&o.dev, &o.io,
+					      fw.jobs[j].size) * 1e-9;
+	if (a.output && write_prediction(a.output, &o, &pred, path))
+		goto out;
+	if (kpi_compute(&pred, r.jobs, &r.pred) ||
+	    kpi_compute(&meas, r.jobs, &r.meas))
+		goto out;
+	if (a.json) {
+		if (print_json(&r, path))
+			goto out;
+	} else {
+		print_text(&r, path);
+	}
+	ret = fflush(stdout) ? EXIT_RUNTIME : EXIT_OK;
+out:
+	if (ret && errno == ENOMEM)
+		fprintf(stderr, "fnblk-sim compare: out of memory\n");
+	kpi_free(&r.pred);
+	kpi_free(&r.meas);
+	free(r.solo);
+	free(count_meas);
+	free(count_pred);
+	fleet_workload_free(&fw);
+	fnblk_events_free(&meas);
+	fnblk_events_free(&pred);
+	sim_options_free(&o);
+	return ret;
+}

@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Simulation options by name; see options.h. */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "options.h"
+#include "units.h"
+
+#define DEFAULT_BW		(100ULL << 20)
+#define DEFAULT_GRACE_NS	2000000ULL
+#define DEFAULT_BS		(1ULL << 20)
+#define QD_MAX			1024
+
+const char *const sim_device_options[] = {
+	"bw", "fn", "latency", "overhead", "grace", "policy", "users",
+	"bs", "qd", NULL
+};
+
+static const char *const policy_names[] = {
+	[FNBLK_POLICY_ANON] = "anon",
+	[FNBLK_POLICY_FIFO] = "fifo",
+	[FNBLK_POLICY_WEIGHTED] = "weighted",
+};
+
+static const char *const users_names[] = {
+	[FNBLK_USERS_ALL] = "all",
+	[FNBLK_USERS_WRITES] = "writes",
+};
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int sim_options_init(struct sim_options *o)
+{
+	memset(o, 0, sizeof(*o));
+	if (fleet_config_init(&o->fleet))
+		return -1;
+	o->dev.bw = DEFAULT_BW;
+	o->dev.grace_ns = DEFAULT_GRACE_NS;
+	o->dev.policy = FNBLK_POLICY_ANON;
+	o->dev.users = FNBLK_USERS_ALL;
+	o->dev.fn.nr = 1;
+	o->dev.fn.val[0] = FNBLK_FN_ONE;
+	snprintf(o->fn_spec, sizeof(o->fn_spec), "constant");
+	o->io.bs = DEFAULT_BS;
+	o->io.qd = 1;
+	return 0;
+}
+
+void sim_options_free(struct sim_options *o)
+{
+	fleet_config_free(&o->fleet);
+}
+
+static int parse_enum(const char *value, const char *const *names,
+		      unsigned int nr, uint8_t *out)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr; i++) {
+		if (!strcmp(value, names[i])) {
+			*out = (uint8_t)i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static int set_device(struct sim_options *o, const char *name,
+		      const char *value, char *err, size_t errlen)
+{
+	const char *why = NULL;
+	uint64_t v;
+
+	if (!strcmp(name, "bw")) {
+		if (fnblk_parse_rate(value, &o->dev.bw, &why))
+			return fail(err, errlen, "bw: %s", why);
+	} else if (!strcmp(name, "fn")) {
+		if (strlen(value) >= sizeof(o->fn_spec))
+			return fail(err, errlen, "fn: longer than %d characters",
+				    FNBLK_FN_SPEC_LEN - 1);
+		if (fnblk_fn_parse(value, &o->dev.fn, &why))
+			return fail(err, errlen, "fn: %s", why);
+		snprintf(o->fn_spec, sizeof(o->fn_spec), "%s", value);
+	} else if (!strcmp(name, "latency")) {
+		if (fnblk_parse_duration(value, &o->dev.latency_ns, &why))
+			return fail(err, errlen, "latency: %s", why);
+	} else if (!strcmp(name, "overhead")) {
+		if (fnblk_parse_size(value, &o->dev.overhead, &why))
+			return fail(err, errlen, "overhead: %s", why);
+	} else if (!strcmp(name, "grace")) {
+		if (fnblk_parse_duration(value, &o->dev.grace_ns, &why))
+			return fail(err, errlen, "grace: %s", why);
+	} else if (!strcmp(name, "policy")) {
+		if (parse_enum(value, policy_names, __FNBLK_POLICY_MAX,
+			       &o->dev.policy))
+			return fail(err, errlen,
+				    "policy: expected anon, fifo or weighted");
+	} else if (!strcmp(name, "users")) {
+		if (parse_enum(value, users_names, __FNBLK_USERS_MAX,
+			       &o->dev.users))
+			return fail(err, errlen, "users: expected all or writes");
+	} else if (!strcmp(name, "bs")) {
+		if (fnblk_parse_size(value, &o->io.bs, &why))
+			return fail(err, errlen, "bs: %s", why);
+	} else if (!strcmp(name, "qd")) {
+		if (fnblk_parse_uint(value, 1, QD_MAX, &v, &why))
+			return fail(err, errlen, "qd: %s", why);
+		o->io.qd = (unsigned int)v;
+	} else {
+		return 1;
+	}
+	if (fnblk_params_check(&o->dev, &why))
+		return fail(err, errlen, "%s: %s", name, why);
+	return 0;
+}
+
+int sim_options_set(struct sim_options *o, const char *name,
+		    const char *value, char *err, size_t errlen)
+{
+	int ret = fleet_config_set(&o->fleet, name, value, err, errlen);
+
+	if (ret <= 0)
+		return ret;
+	return set_device(o, name, value, err, errlen);
+}
+
+/* A size that parses back to the same bytes: "64MiB", else plain bytes. */
+static const char *size_text(uint64_t v, char *buf, size_t len)
+{
+	const char *why;
+	uint64_t back;
+
+	fnblk_format_size(v, buf, len);
+	if (fnblk_parse_size(buf, &back, &why) || back != v)
+		snprintf(buf, len, "%" PRIu64, v);
+	return buf;
+}
+
+static const char *duration_text(uint64_t v, char *buf, size_t len)
+{
+	const char *why;
+	uint64_t back;
+
+	fnblk_format_duration(v, buf, len);
+	if (fnblk_parse_duration(buf, &back, &why) || back != v)
+		snprintf(buf, len, "%" PRIu64 "ns", v);
+	return buf;
+}
+
+void sim_options_params(const struct sim_options *o,
+			void (*emit)(void *arg, const char *name,
+				     const char *value),
+			void *arg)
+{
+	char buf[64];
+
+	fleet_config_params(&o->fleet, emit, arg);
+	if (o->dev.bw) {
+		size_text(o->dev.bw, buf, sizeof(buf) - 2);
+		strcat(buf, "/s");
+	} else {
+		snprintf(buf, sizeof(buf), "unlimited");
+	}
+	emit(arg, "bw", buf);
+	emit(arg, "fn", o->fn_spec);
+	emit(arg, "latency", duration_text(o->dev.latency_ns, buf, sizeof(buf)));
+	emit(arg, "overhead", size_text(o->dev.overhead, buf, sizeof(buf)));
+	emit(arg, "grace", duration_text(o->dev.grace_ns, buf, sizeof(buf)));
+	emit(arg, "policy", policy_names[o->dev.policy]);
+	emit(arg, "users", users_names[o->dev.users]);
+	emit(arg, "bs", size_text(o->io.bs, buf, sizeof(buf)));
+	snprintf(buf, sizeof(buf), "%u", o->io.qd);
+	emit(arg, "qd", buf);
+}
+
+/* ---- the fleet's schedule as a workload ---- */
+
+static uint64_t fw_start(void *ctx, unsigned int job)
+{
+	struct fleet_workload *fw = ctx;
+
+	return fw->first_write ? fw->first_write[job] : fw->jobs[job].phase_ns;
+}
+
+static uint64_t fw_compute(void *ctx, unsigned int job, uint64_t cycle)
+{
+	struct fleet_workload *fw = ctx;
+
+	if (fw->first_write && !cycle)
+		return 0;
+	if (fw->compute && cycle < fw->stride &&
+	    fw->compute[job * fw->stride + cycle] != FLEET_WORKLOAD_SCHEDULED)
+		return fw->compute[job * fw->stride + cycle];
+	return fleet_cycle_compute_ns(fw->fleet, &fw->jobs[job], job, cycle);
+}
+
+static uint64_t fw_size(void *ctx, unsigned int job, uint64_t cycle)
+{
+	(void)cycle;
+	return ((struct fleet_workload *)ctx)->jobs[job].size;
+}
+
+int fleet_workload_init(struct fleet_workload *fw,
+			const struct fleet_config *fleet, char *err,
+			size_t errlen)
+{
+	memset(fw, 0, sizeof(*fw));
+	fw->fleet = fleet;
+	fw->jobs = calloc(fleet->jobs, sizeof(*fw->jobs));
+	if (!fw->jobs)
+		return fail(err, errlen, "out of memory for %u jobs",
+			    fleet->jobs);
+	if (fleet_plan(fleet, fw->jobs, err, errlen)) {
+		fleet_workload_free(fw);
+		return -1;
+	}
+	return 0;
+}
+
+void fleet_workload_free(struct fleet_workload *fw)
+{
+	free(fw->jobs);
+	free(fw->first_write);
+	free(fw->compute);
+	memset(fw, 0, sizeof(*fw));
+}
+
+void fleet_workload_fill(struct fleet_workload *fw, struct sim_workload *w)
+{
+	*w = (struct sim_workload){
+		.jobs = fw->fleet->jobs,
+		.cycles = fw->fleet->cycles,
+		.duration_ns = fw->fleet->duration_ns,
+		.power_cap = fw->fleet->power_cap,
+		.ctx = fw,
+		.start_ns = fw_start,
+		.compute_ns = fw_compute,
+		.size = fw_size,
+	};
+}

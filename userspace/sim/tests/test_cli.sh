@@ -1,0 +1,71 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# fnblk-sim as a program: exit codes, output files, and a simulated run
+# compared with itself (every relative error exactly 0). TAP on stdout.
+set -u
+SIM=${SIM:-$(dirname "$0")/../fnblk-sim}
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+n=0
+failed=0
+
+check() { # name, then a command that must succeed
+	name=$1
+	shift
+	n=$((n + 1))
+	if "$@" >"$TMP/out" 2>"$TMP/err"; then
+		echo "ok $n - $name"
+	else
+		echo "not ok $n - $name"
+		sed 's/^/# /' "$TMP/err" | head -5
+		failed=1
+	fi
+}
+
+exits() { # expected status, name, command...
+	want=$1
+	name=$2
+	shift 2
+	n=$((n + 1))
+	"$@" >"$TMP/out" 2>"$TMP/err"
+	got=$?
+	if [ "$got" -eq "$want" ] && { [ "$want" -eq 0 ] || [ -s "$TMP/err" ]; }; then
+		echo "ok $n - $name"
+	else
+		echo "not ok $n - $name"
+		echo "# expected exit $want with a message, got $got"
+		failed=1
+	fi
+}
+
+exits 2 "no command is a usage error" "$SIM"
+exits 2 "an unknown command is a usage error" "$SIM" frobnicate
+exits 2 "a bandwidth below 1 KiB/s is a usage error" "$SIM" run --bw 10
+exits 2 "an unknown option is a usage error" "$SIM" run --colour red
+exits 2 "compare without a file is a usage error" "$SIM" compare
+exits 1 "compare of a missing file is a runtime error" "$SIM" compare "$TMP/none.csv"
+exits 0 "help exits 0" "$SIM" run --help
+
+check "run writes CSV, JSON lines and n(t)" "$SIM" run -q --jobs 3 --cycles 2 \
+	--compute 1s --size 8MiB --bw 16MiB/s --phases stagger \
+	-o "$TMP/run.csv" --jsonl "$TMP/run.jsonl" --n-trace "$TMP/n.csv"
+check "the CSV starts with the magic line" \
+	sh -c "head -1 '$TMP/run.csv' | grep -qx '# fnblk-events v1'"
+check "the CSV says source=sim and records bw" \
+	sh -c "grep -qx '# source=sim' '$TMP/run.csv' && grep -qx '# param bw=16MiB/s' '$TMP/run.csv'"
+check "3 jobs x 2 cycles are 6 rows" \
+	sh -c "[ \$(grep -c '^[0-9]' '$TMP/run.csv') -eq 6 ]"
+check "JSON lines hold the same 6 writes" \
+	sh -c "[ \$(grep -c '\"cycle\"' '$TMP/run.jsonl') -eq 6 ]"
+check "the n(t) record has its header and ends at n = 0" \
+	sh -c "head -3 '$TMP/n.csv' | grep -qx 't_ns,n' && tail -1 '$TMP/n.csv' | grep -q ',0\$'"
+check "compare --json of a simulated run" "$SIM" compare --json "$TMP/run.csv"
+cp "$TMP/out" "$TMP/cmp.json"
+check "a simulated run compared with itself: every relative error is 0" \
+	sh -c "[ \$(grep -c '\"rel_error\"' '$TMP/cmp.json') -gt 5 ] && ! grep '\"rel_error\"' '$TMP/cmp.json' | grep -qv '\"rel_error\": 0.0'"
+check "theory checks pass for N = 3..5 under constant f" \
+	"$SIM" theory --jobs 3-5 --fn constant
+exits 2 "theory rejects a bad f" "$SIM" theory --fn linear:0
+
+echo "1..$n"
+exit $failed
