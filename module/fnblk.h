@@ -85,6 +85,7 @@ struct fnblk_io {
 	struct bio *bio;
 	u8 op;				/* enum fnblk_op */
 	bool kthread;
+	bool on_stack;			/* completed within submission */
 };
 
 struct fnblk_dev {

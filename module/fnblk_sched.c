@@ -289,6 +289,11 @@ static void to_delay_stage(struct fnblk_sched *s, struct fnblk_req *rq,
 			   u64 due)
 {
 	rq->due_ns = due;
+	if (due <= s->now) {	/* no latency: done at once */
+		s->nr_inflight--;
+		s->ops->complete(s, rq);
+		return;
+	}
 	heap_insert(&s->delay, &rq->hnode, due);
 }
 

@@ -32,7 +32,8 @@ static void fnblk_complete(struct fnblk_sched *s, struct fnblk_req *rq)
 
 	fnblk_stats_complete(dev, io, u);
 	bio_list_add(&dev->done, io->bio);
-	kmem_cache_free(fnblk_io_cache, io);
+	if (!io->on_stack)
+		kmem_cache_free(fnblk_io_cache, io);
 }
 
 static void fnblk_activity(struct fnblk_sched *s, struct fnblk_user *su,
@@ -48,13 +49,12 @@ const struct fnblk_sched_ops fnblk_sched_ops = {
 	.activity = fnblk_activity,
 };
 
-void fnblk_io_run_locked(struct fnblk_dev *dev, u64 now)
+/* Arm the timer for the scheduler's next event. */
+static void fnblk_io_arm_locked(struct fnblk_dev *dev)
 	__must_hold(&dev->lock)
 {
-	u64 next;
+	u64 next = fnblk_sched_next_event(&dev->sched);
 
-	fnblk_sched_run(&dev->sched, now);
-	next = fnblk_sched_next_event(&dev->sched);
 	/* A dying device keeps its timer only to finish what is in flight. */
 	if (next == FNBLK_NEVER || (dev->dying && !dev->sched.nr_inflight))
 		return;
@@ -67,6 +67,13 @@ void fnblk_io_run_locked(struct fnblk_dev *dev, u64 now)
 	    ktime_to_ns(hrtimer_get_expires(&dev->timer)) <= next)
 		return;
 	hrtimer_start(&dev->timer, ns_to_ktime(next), HRTIMER_MODE_ABS_SOFT);
+}
+
+void fnblk_io_run_locked(struct fnblk_dev *dev, u64 now)
+	__must_hold(&dev->lock)
+{
+	fnblk_sched_run(&dev->sched, now);
+	fnblk_io_arm_locked(dev);
 }
 
 void fnblk_io_kick_locked(struct fnblk_dev *dev)
@@ -165,42 +172,73 @@ static void fnblk_io_fail(struct fnblk_dev *dev, struct bio *bio, int err)
 		bio_io_error(bio);
 }
 
+/*
+ * Unthrottled without latency, a request completes inside
+ * fnblk_sched_submit(), so it can live on the submitter's stack and the
+ * fastest configuration allocates nothing per I/O.
+ */
+static bool fnblk_io_completes_inline(const struct fnblk_dev *dev)
+{
+	return !READ_ONCE(dev->sched.p.bw) &&
+	       !READ_ONCE(dev->sched.p.latency_ns);
+}
+
 void fnblk_io_submit(struct fnblk_dev *dev, struct bio *bio)
 {
 	gfp_t gfp = bio->bi_opf & REQ_NOWAIT ? GFP_NOWAIT : GFP_NOIO;
+	struct fnblk_io on_stack, *io, *spare = NULL;
 	struct fnblk_dev_user *u;
-	struct fnblk_io *io;
 	u64 now;
 	int ret;
 
 	ret = fnblk_store_bio(&dev->store, bio, gfp);
 	if (ret)
 		goto fail;
-	io = kmem_cache_alloc(fnblk_io_cache, gfp);
-	ret = -ENOMEM;
-	if (!io)
-		goto fail;
-	io->bio = bio;
-	io->op = fnblk_bio_op(bio);
-	io->kthread = current->flags & PF_KTHREAD;
-	io->rq.bytes = bio->bi_iter.bi_size;
-	io->rq.write = io->op != FNBLK_OP_READ;
+	/* Allocation may sleep, so it is done before the lock decides. */
+	if (!fnblk_io_completes_inline(dev)) {
+		spare = kmem_cache_alloc(fnblk_io_cache, gfp);
+		ret = -ENOMEM;
+		if (!spare)
+			goto fail;
+	}
 
 	spin_lock_bh(&dev->lock);
 	u = fnblk_user_get_locked(dev, fnblk_user_key(dev, bio), gfp);
-	if (IS_ERR(u)) {
-		spin_unlock_bh(&dev->lock);
-		kmem_cache_free(fnblk_io_cache, io);
-		ret = PTR_ERR(u);
-		goto fail;
+	ret = PTR_ERR_OR_ZERO(u);
+	if (ret)
+		goto unlock_fail;
+	if (fnblk_io_completes_inline(dev)) {
+		io = &on_stack;
+	} else if (spare) {
+		io = spare;
+		spare = NULL;
+	} else {
+		/* The device was throttled since we looked: rare. */
+		io = kmem_cache_alloc(fnblk_io_cache, GFP_ATOMIC);
+		ret = -ENOMEM;
+		if (!io)
+			goto unlock_fail;
 	}
+	io->bio = bio;
+	io->op = fnblk_bio_op(bio);
+	io->kthread = current->flags & PF_KTHREAD;
+	io->on_stack = io == &on_stack;
+	io->rq.bytes = bio->bi_iter.bi_size;
+	io->rq.write = io->op != FNBLK_OP_READ;
 	u->kthread |= io->kthread;
 	u->inflight++;
 	now = ktime_get_ns();
 	fnblk_sched_submit(&dev->sched, &u->su, &io->rq, now);
-	fnblk_io_run_locked(dev, now);
+	fnblk_io_arm_locked(dev);
 	fnblk_io_unlock(dev);
+	if (spare)
+		kmem_cache_free(fnblk_io_cache, spare);
 	return;
+
+unlock_fail:
+	spin_unlock_bh(&dev->lock);
+	if (spare)
+		kmem_cache_free(fnblk_io_cache, spare);
 fail:
 	fnblk_io_fail(dev, bio, ret);
 }

@@ -94,3 +94,8 @@ int cli_uint(const char *cmd, const char *name, const char *arg,
 	*v = x;
 	return 0;
 }
+
+void cli_hint(const char *cmd)
+{
+	fprintf(stderr, "Try 'fnblk-sim %s --help'.\n", cmd);
+}

@@ -37,6 +37,9 @@ struct cli_command {
 int cli_parse(const struct cli_command *cmd, struct sim_options *o,
 	      int argc, char **argv);
 
+/* After a usage error: where the help is. */
+void cli_hint(const char *cmd);
+
 /* Parse a plain unsigned number for option name; -1 after a message. */
 int cli_uint(const char *cmd, const char *name, const char *arg,
 	     unsigned long long min, unsigned long long max,

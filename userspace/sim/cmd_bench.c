@@ -56,14 +56,18 @@ int cmd_bench(int argc, char **argv)
 			goto out;
 	first = cli_parse(&cmd, &o, argc, argv);
 	if (first < 0 || help || first < argc) {
+		if (!help) {
+			cli_hint("bench");
+			ret = EXIT_USAGE;
+			goto out;
+		}
 		fputs("usage: fnblk-sim bench [FLEET OPTIONS] [DEVICE OPTIONS]\n"
 		      "Simulate a fleet without output and report simulated events per\n"
 		      "second (default: 10000 jobs x 1000 cycles, compute 10s, 4MiB in 1MiB\n"
 		      "requests, random phases, 10GiB/s).\n",
-		      help ? stdout : stderr);
-		if (help)
-			sim_usage_options(stdout);
-		ret = help ? EXIT_OK : EXIT_USAGE;
+		      stdout);
+		sim_usage_options(stdout);
+		ret = EXIT_OK;
 		goto out;
 	}
 	if (fleet_workload_init(&fw, &o.fleet, err, sizeof(err))) {

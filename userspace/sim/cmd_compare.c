@@ -4,10 +4,11 @@
  * and set the predicted key figures beside the measured ones.
  *
  * The file's "# param" lines give every parameter (options given on the
- * command line override them); each job's first write starts, relative to
- * the earliest, at the same offset as in the run; from then on the jobs
- * follow the fleet's schedule (same seed, same draws). Only checkpoints
- * present in both runs are compared.
+ * command line override them); each job's first write starts at the same
+ * offset from the fleet's start as in the run; from then on the jobs follow
+ * the fleet's schedule (same seed, same draws), or with --replay-compute
+ * the compute times the run measured. Only checkpoints present in both
+ * runs are compared.
  */
 #include <errno.h>
 #include <jansson.h>
@@ -463,7 +464,10 @@ int cmd_compare(int argc, char **argv)
 	if (first < 0 || a.help || first != argc - 1) {
 		if (first >= 0 && !a.help)
 			fprintf(stderr, "fnblk-sim compare: expected one EVENTS file\n");
-		compare_usage(a.help ? stdout : stderr);
+		if (a.help)
+			compare_usage(stdout);
+		else
+			cli_hint("compare");
 		sim_options_free(&o);
 		return a.help ? EXIT_OK : EXIT_USAGE;
 	}
@@ -477,30 +481,32 @@ int cmd_compare(int argc, char **argv)
 		goto out;
 	}
 	sim_options_free(&o);
-	if (sim_options_init(&o) || apply_params(&meas, &o, path) ||
-	    cli_parse(&cmd, &o, argc, argv) < 0)
+	if (sim_options_init(&o))
+		goto oom;
+	if (apply_params(&meas, &o, path) || cli_parse(&cmd, &o, argc, argv) < 0)
 		goto out;
-	if (fleet_config_set(&o.fleet, "phases", "sync", err, sizeof(err)))
-		goto out;
+	/* Phases come from the measured first writes; sync draws nothing. */
+	fleet_config_set(&o.fleet, "phases", "sync", err, sizeof(err));
 	o.fleet.cycles = 1;	/* replaced below by the measured counts */
 
 	r.jobs = o.fleet.jobs;
 	count_meas = cycles_per_job(&meas, r.jobs);
 	r.solo = calloc(r.jobs, sizeof(*r.solo));
 	if (!count_meas || !r.solo)
-		goto out;
+		goto oom;
 	if (fleet_workload_init(&fw, &o.fleet, err, sizeof(err))) {
 		fprintf(stderr, "fnblk-sim compare: %s\n", err);
 		goto out;
 	}
 	if (measured_workload(&fw, &meas, r.jobs) ||
 	    (a.replay_compute &&
-	     replay_compute(&fw, &meas, r.jobs, count_meas)) ||
-	    simulate(&o, &fw, &pred, count_meas))
+	     replay_compute(&fw, &meas, r.jobs, count_meas)))
+		goto oom;
+	if (simulate(&o, &fw, &pred, count_meas))
 		goto out;
 	count_pred = cycles_per_job(&pred, r.jobs);
 	if (!count_pred)
-		goto out;
+		goto oom;
 	keep_common(&meas, count_meas, count_pred, r.jobs);
 	keep_common(&pred, count_pred, count_meas, r.jobs);
 
@@ -511,17 +517,20 @@ int cmd_compare(int argc, char **argv)
 		goto out;
 	if (kpi_compute(&pred, r.jobs, &r.pred) ||
 	    kpi_compute(&meas, r.jobs, &r.meas))
-		goto out;
-	if (a.json) {
-		if (print_json(&r, path))
-			goto out;
-	} else {
+		goto oom;
+	if (a.json && print_json(&r, path))
+		goto oom;
+	if (!a.json)
 		print_text(&r, path);
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "fnblk-sim compare: writing the report failed\n");
+		goto out;
 	}
-	ret = fflush(stdout) ? EXIT_RUNTIME : EXIT_OK;
+	ret = EXIT_OK;
+	goto out;
+oom:
+	fprintf(stderr, "fnblk-sim compare: out of memory\n");
 out:
-	if (ret && errno == ENOMEM)
-		fprintf(stderr, "fnblk-sim compare: out of memory\n");
 	kpi_free(&r.pred);
 	kpi_free(&r.meas);
 	free(r.solo);

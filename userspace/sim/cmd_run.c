@@ -182,7 +182,10 @@ int cmd_run(int argc, char **argv)
 		if (first >= 0 && first < argc && !a.help)
 			fprintf(stderr, "fnblk-sim run: unexpected operand %s\n",
 				argv[first]);
-		run_usage(a.help ? stdout : stderr);
+		if (a.help)
+			run_usage(stdout);
+		else
+			cli_hint("run");
 		sim_options_free(&o);
 		return a.help ? EXIT_OK : EXIT_USAGE;
 	}

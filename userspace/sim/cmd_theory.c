@@ -274,7 +274,10 @@ int cmd_theory(int argc, char **argv)
 
 	first = cli_parse(&cmd, NULL, argc, argv);
 	if (first < 0 || a.help || first < argc) {
-		theory_usage(a.help ? stdout : stderr);
+		if (a.help)
+			theory_usage(stdout);
+		else
+			cli_hint("theory");
 		return a.help ? EXIT_OK : EXIT_USAGE;
 	}
 	if (!a.nr_fns)

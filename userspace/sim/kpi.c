@@ -81,7 +81,7 @@ int kpi_compute(const struct fnblk_events *e, unsigned int jobs,
 		sum += w;
 		k->job_mean_write_s[ev->job] += w;
 		k->job_writes[ev->job]++;
-		edges[2 * nr] = (struct edge){ ev->start_ns, +1 };
+		edges[2 * nr] = (struct edge){ ev->start_ns, 1 };
 		edges[2 * nr + 1] = (struct edge){ ev->end_ns, -1 };
 		nr++;
 	}

@@ -13,6 +13,7 @@
 #define DEFAULT_GRACE_NS	2000000ULL
 #define DEFAULT_BS		(1ULL << 20)
 #define QD_MAX			1024
+#define DIRECT_ALIGN		4096	/* O_DIRECT block, as fnblk-fleet */
 
 const char *const sim_device_options[] = {
 	"bw", "fn", "latency", "overhead", "grace", "policy", "users",
@@ -215,6 +216,8 @@ int fleet_workload_init(struct fleet_workload *fw,
 			const struct fleet_config *fleet, char *err,
 			size_t errlen)
 {
+	unsigned int j;
+
 	memset(fw, 0, sizeof(*fw));
 	fw->fleet = fleet;
 	fw->jobs = calloc(fleet->jobs, sizeof(*fw->jobs));
@@ -225,6 +228,10 @@ int fleet_workload_init(struct fleet_workload *fw,
 		fleet_workload_free(fw);
 		return -1;
 	}
+	/* The fleet's direct path writes whole blocks: S rounds up as there. */
+	for (j = 0; j < fleet->jobs; j++)
+		fw->jobs[j].size = (fw->jobs[j].size + DIRECT_ALIGN - 1) /
+				   DIRECT_ALIGN * DIRECT_ALIGN;
 	return 0;
 }
 

@@ -38,6 +38,12 @@ exits() { # expected status, name, command...
 	fi
 }
 
+# A compare report with more than 5 figures, every relative error 0.
+all_zero() {
+	[ "$(grep -c '"rel_error"' "$1")" -gt 5 ] &&
+		! grep '"rel_error"' "$1" | grep -qv '"rel_error": 0.0,\?$'
+}
+
 exits 2 "no command is a usage error" "$SIM"
 exits 2 "an unknown command is a usage error" "$SIM" frobnicate
 exits 2 "a bandwidth below 1 KiB/s is a usage error" "$SIM" run --bw 10
@@ -59,10 +65,22 @@ check "JSON lines hold the same 6 writes" \
 	sh -c "[ \$(grep -c '\"cycle\"' '$TMP/run.jsonl') -eq 6 ]"
 check "the n(t) record has its header and ends at n = 0" \
 	sh -c "head -3 '$TMP/n.csv' | grep -qx 't_ns,n' && tail -1 '$TMP/n.csv' | grep -q ',0\$'"
-check "compare --json of a simulated run" "$SIM" compare --json "$TMP/run.csv"
-cp "$TMP/out" "$TMP/cmp.json"
+check "compare --json of a simulated run" \
+	sh -c "'$SIM' compare --json '$TMP/run.csv' >'$TMP/cmp.json'"
 check "a simulated run compared with itself: every relative error is 0" \
-	sh -c "[ \$(grep -c '\"rel_error\"' '$TMP/cmp.json') -gt 5 ] && ! grep '\"rel_error\"' '$TMP/cmp.json' | grep -qv '\"rel_error\": 0.0'"
+	all_zero "$TMP/cmp.json"
+check "compare reads JSON lines as well" \
+	sh -c "'$SIM' compare --json '$TMP/run.jsonl' >'$TMP/cmp-jsonl.json'"
+check "from JSON lines too every relative error is 0" \
+	all_zero "$TMP/cmp-jsonl.json"
+check "compare --replay-compute of a simulated run" \
+	sh -c "'$SIM' compare --json --replay-compute '$TMP/run.csv' >'$TMP/cmp-replay.json'"
+check "with replayed compute times every relative error is 0 too" \
+	all_zero "$TMP/cmp-replay.json"
+check "compare -o writes the prediction as an event file" \
+	"$SIM" compare -o "$TMP/pred.csv" "$TMP/run.csv"
+check "the prediction of a simulated run is that run, write for write" \
+	sh -c "grep '^[0-9]' '$TMP/pred.csv' | sort >'$TMP/a' && grep '^[0-9]' '$TMP/run.csv' | sort >'$TMP/b' && cmp -s '$TMP/a' '$TMP/b'"
 check "theory checks pass for N = 3..5 under constant f" \
 	"$SIM" theory --jobs 3-5 --fn constant
 exits 2 "theory rejects a bad f" "$SIM" theory --fn linear:0

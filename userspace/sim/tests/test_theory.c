@@ -87,6 +87,7 @@ static void test_spectrum_general(void)
 		"table:1,0.9,0.8,0.7,0.6,0.5,0.45,0.4",	/* decreasing */
 		"table:1,0.5,0.25,0.125",		/* steeply decreasing */
 		"table:1,1.6,0.7,1.3,0.9,2,0.5,1.1",	/* neither */
+		"table:1,3,2.5,6",			/* f(n) > n */
 		NULL
 	};
 	uint64_t a[16];
