@@ -115,6 +115,7 @@ struct fnblk_dev {
 
 /* main.c */
 extern int fnblk_major;
+bool fnblk_inject_alloc_failure(void);
 extern struct mutex fnblk_mutex;	/* registry and configuration */
 extern u64 fnblk_generation;		/* bumped on add, delete, set */
 struct fnblk_dev *fnblk_dev_find(u32 id);

@@ -58,6 +58,25 @@ static char *store = "memory";
 module_param(store, charp, 0444);
 MODULE_PARM_DESC(store, "Data store: memory or none (timing only)");
 
+static int inject_alloc_failures;
+module_param(inject_alloc_failures, int, 0644);
+MODULE_PARM_DESC(inject_alloc_failures,
+		 "Test hook: fail this many upcoming store page allocations");
+
+/* Whether to fail this allocation, as memory pressure would (tests). */
+bool fnblk_inject_alloc_failure(void)
+{
+	int n = READ_ONCE(inject_alloc_failures), old;
+
+	while (n > 0) {
+		old = cmpxchg(&inject_alloc_failures, n, n - 1);
+		if (old == n)
+			return true;
+		n = old;
+	}
+	return false;
+}
+
 int fnblk_major;
 /* Serialises the registry and every configuration change. */
 DEFINE_MUTEX(fnblk_mutex);

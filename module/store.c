@@ -30,7 +30,15 @@ static int store_populate(struct fnblk_backing *st, pgoff_t idx, gfp_t gfp)
 
 	if (xa_load(&st->pages, idx))
 		return 0;
-	page = alloc_page(gfp | __GFP_ZERO | __GFP_HIGHMEM);
+	if (fnblk_inject_alloc_failure())
+		return -ENOMEM;
+	/*
+	 * Out of memory, fail this write rather than retry for ever (which is
+	 * what an order-0 GFP_NOIO allocation would do, since it may not call
+	 * the OOM killer): the testbed must stay alive and say what failed.
+	 */
+	page = alloc_page(gfp | __GFP_ZERO | __GFP_HIGHMEM | __GFP_NORETRY |
+			  __GFP_NOWARN);
 	if (!page)
 		return -ENOMEM;
 	old = xa_cmpxchg(&st->pages, idx, NULL, page, gfp);

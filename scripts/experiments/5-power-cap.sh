@@ -28,8 +28,10 @@ for spec in "identical 1s 0" "identical 1s 1" "hetero 1s,1.2s 0" "hetero 1s,1.2s
 		"$RESULTS/$name.csv" >"$RESULTS/$name.gaps"
 	# Steps, their mean, and their spread around the mean (a constant
 	# drift has none; a gap-dependent step has some).
-	stats=$(awk 'NR > 1 { d = $1 - p; s += d; ss += d * d; n++ } { p = $1 }
-		END { m = s / n; v = ss / n - m * m; if (v < 0) v = 0; printf "%.3f %.3f", m, sqrt(v) }' \
+	# (busybox awk has no math library: Newton for the square root.)
+	stats=$(awk 'function root(v,  r, i) { if (v <= 0) return 0; r = v > 1 ? v : 1; for (i = 0; i < 100; i++) r = (r + v / r) / 2; return r }
+		NR > 1 { d = $1 - p; s += d; ss += d * d; n++ } { p = $1 }
+		END { m = s / n; v = ss / n - m * m; printf "%.3f %.3f", m, root(v) }' \
 		"$RESULTS/$name.gaps")
 	slope=$(grep -A1 '^ *pair ' "$RESULTS/$name.txt" | tail -1 | awk '{ print $6 }')
 	printf '%-26s %10s %12s %12s %12s %8s\n' $name $2 $3 $stats $slope >>"$SUMMARY"

@@ -206,6 +206,51 @@ TEST_F(data, discard_reads_zero)
 	close(fd);
 }
 
+static int write_param(const char *name, const char *val)
+{
+	char path[128];
+	int fd, ok;
+
+	snprintf(path, sizeof(path), "/sys/module/fnblk/parameters/%s", name);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -1;
+	ok = write(fd, val, strlen(val)) == (ssize_t)strlen(val);
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+/* A store allocation that fails fails its write, and only that write. */
+TEST_F(data, allocation_failure_fails_the_io)
+{
+	uint8_t *buf;
+	struct fnl_stats s;
+	int fd, i, eio = 0;
+
+	ASSERT_EQ(0, posix_memalign((void **)&buf, 4096, 4096));
+	fd = open("/dev/fnblk5", O_RDWR | O_DIRECT);
+	ASSERT_LE(0, fd);
+	pattern_fill(buf, 4096, 0, 0);
+	ASSERT_EQ(4096, pwrite(fd, buf, 4096, 0));
+	ASSERT_EQ(0, write_param("inject_alloc_failures", "3"));
+	for (i = 1; i <= 4; i++) {
+		pattern_fill(buf, 4096, (uint64_t)i * 4096, 0);
+		if (pwrite(fd, buf, 4096, (off_t)i * 4096) != 4096) {
+			EXPECT_EQ(EIO, errno);
+			eio++;
+		}
+	}
+	close(fd);
+	EXPECT_EQ(3, eio);
+	ASSERT_EQ(0, fnl_stats(&self->c, "fnblk5", &s));
+	EXPECT_EQ(3, s.v[FNBLK_STAT_ERRORS]);
+	EXPECT_EQ(0, s.v[FNBLK_STAT_INFLIGHT]);
+	/* What was stored before and after the failures is intact. */
+	EXPECT_EQ(0, verify_region("/dev/fnblk5", 0, 4096, 0));
+	EXPECT_EQ(0, verify_region("/dev/fnblk5", 4 * 4096, 4096, 0));
+	free(buf);
+}
+
 TEST(store_none_reads_zero)
 {
 	struct wspec ws = { .path = "/dev/fnblk6", .bytes = MiB, .bs = 65536,

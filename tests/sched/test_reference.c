@@ -12,68 +12,8 @@
  * Grace is 0 here: with grace, a user's share accrues while it idles, which
  * the small hand-computed cases in test_sched.c cover.
  */
-#include <stdlib.h>
-#include <string.h>
-
-#include "module/fnblk_sched.h"
+#include "scenario.h"
 #include "tap.h"
-
-#define MAX_USERS	12
-#define MAX_REQS	64
-#define SCENARIOS	300
-
-struct ref_req {
-	struct fnblk_req rq;
-	unsigned int user;
-	uint64_t arrive;	/* ns */
-	uint64_t bytes;
-	uint64_t done;		/* completion reported by the core */
-	long double left;	/* reference: demand still to serve */
-	long double leave;	/* reference: left the bandwidth stage */
-};
-
-struct scenario {
-	struct fnblk_params p;
-	unsigned int users, reqs;
-	uint32_t weight[MAX_USERS];
-	struct ref_req r[MAX_REQS];	/* in arrival order */
-};
-
-static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
-
-static uint64_t rnd(uint64_t n)
-{
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state % n;
-}
-
-static void make_scenario(struct scenario *sc, unsigned int k)
-{
-	uint64_t t = 0;
-	unsigned int i;
-
-	memset(sc, 0, sizeof(*sc));
-	sc->p.bw = (1 + rnd(64)) << 20;			/* 1..64 MiB/s */
-	sc->p.policy = k % 3 == 2 ? FNBLK_POLICY_WEIGHTED : FNBLK_POLICY_ANON;
-	sc->p.overhead = rnd(2) ? rnd(65536) : 0;
-	sc->p.latency_ns = rnd(2) ? rnd(5000000) : 0;
-	sc->p.fn.nr = 1 + (uint32_t)rnd(8);
-	for (i = 0; i < sc->p.fn.nr; i++)	/* 0.25 .. 4, any shape */
-		sc->p.fn.val[i] = FNBLK_FN_ONE / 4 + (uint32_t)rnd(15 * FNBLK_FN_ONE / 4);
-	sc->users = 1 + (unsigned int)rnd(MAX_USERS);
-	for (i = 0; i < sc->users; i++)
-		sc->weight[i] = sc->p.policy == FNBLK_POLICY_WEIGHTED ?
-				1 + (uint32_t)rnd(8) : 1;
-	sc->reqs = 1 + (unsigned int)rnd(MAX_REQS);
-	for (i = 0; i < sc->reqs; i++) {
-		t += rnd(4) ? rnd(20000000) : 0;	/* some arrive together */
-		sc->r[i].arrive = t;
-		sc->r[i].user = (unsigned int)rnd(sc->users);
-		sc->r[i].bytes = 1 + rnd(4 << 20);
-	}
-}
 
 /* Per-user rate (bytes/ns) of user u now, given who is active. */
 static long double ref_rate(const struct scenario *sc, const bool *active,
@@ -151,64 +91,14 @@ static void reference(struct scenario *sc)
 	}
 }
 
-static void core_complete(struct fnblk_sched *s, struct fnblk_req *rq)
-{
-	(void)s;
-	((struct ref_req *)rq)->done = rq->due_ns;
-}
-
-static const struct fnblk_sched_ops core_ops = { .complete = core_complete };
-
-static void run_core(struct scenario *sc)
-{
-	struct fnblk_user users[MAX_USERS];
-	struct fnblk_sched s;
-	unsigned int i;
-	uint64_t t;
-
-	fnblk_sched_init(&s, &sc->p, &core_ops, NULL, 0);
-	for (i = 0; i < sc->users; i++) {
-		fnblk_user_init(&users[i], i);
-		fnblk_sched_set_weight(&s, &users[i], sc->weight[i], 0);
-	}
-	for (i = 0; i < sc->reqs; i++) {
-		while ((t = fnblk_sched_next_event(&s)) <= sc->r[i].arrive)
-			fnblk_sched_run(&s, t);
-		sc->r[i].rq.bytes = sc->r[i].bytes;
-		sc->r[i].rq.write = true;
-		fnblk_sched_submit(&s, &users[sc->r[i].user], &sc->r[i].rq,
-				   sc->r[i].arrive);
-	}
-	while ((t = fnblk_sched_next_event(&s)) != FNBLK_NEVER)
-		fnblk_sched_run(&s, t);
-}
-
-/* Fastest over slowest per-user rate the scenario can see, times events. */
-static long double clock_bound(const struct scenario *sc)
-{
-	uint32_t fmin = ~0U, fmax = 0, wmin = ~0U, wmax = 0;
-	unsigned int i;
-
-	for (i = 0; i < sc->p.fn.nr; i++) {
-		fmin = sc->p.fn.val[i] < fmin ? sc->p.fn.val[i] : fmin;
-		fmax = sc->p.fn.val[i] > fmax ? sc->p.fn.val[i] : fmax;
-	}
-	for (i = 0; i < sc->users; i++) {
-		wmin = sc->weight[i] < wmin ? sc->weight[i] : wmin;
-		wmax = sc->weight[i] > wmax ? sc->weight[i] : wmax;
-	}
-	return 2.0L * sc->reqs * ((long double)fmax / fmin) * sc->users *
-	       ((long double)wmax * sc->users / wmin) + 2;
-}
-
 int main(void)
 {
 	static struct scenario sc;
 	unsigned int k, i, bad_leave = 0, bad_done = 0, worst_k = 0;
-	long double err, worst = 0, worst_rel = 0;
+	long double err, bound, worst = 0, worst_rel = 0;
 
 	for (k = 0; k < SCENARIOS; k++) {
-		make_scenario(&sc, k);
+		make_scenario(&sc, k, 0);
 		reference(&sc);
 		run_core(&sc);
 		for (i = 0; i < sc.reqs; i++) {
@@ -219,9 +109,10 @@ int main(void)
 				worst = err;
 				worst_k = k;
 			}
-			if (err / clock_bound(&sc) > worst_rel)
-				worst_rel = err / clock_bound(&sc);
-			if (err > clock_bound(&sc))
+			bound = clock_bound(&sc, sc.r[i].leave);
+			if (err / bound > worst_rel)
+				worst_rel = err / bound;
+			if (err > bound)
 				bad_leave++;
 			if (sc.r[i].done != sc.r[i].rq.leave_ns + sc.p.latency_ns)
 				bad_done++;

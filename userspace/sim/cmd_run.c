@@ -118,8 +118,10 @@ static void add_param(void *arg, const char *name, const char *value)
 
 /*
  * The header every output file starts with: source, all parameters, and
- * as fnblk-fleet does, each job's solo write time (solo_ns.J) for the
- * write slowdown fnblk-analyze reports.
+ * as fnblk-fleet does, the solo write time for the write slowdown that
+ * fnblk-analyze reports: one solo_ns when every job writes the same size,
+ * else solo_ns.J per job (a parameter lookup is linear, so a header of
+ * per-job lines costs O(N^2) to build and to read).
  */
 static int make_header(const struct sim_options *o,
 		       const struct fleet_workload *fw, struct fnblk_events *hdr)
@@ -127,6 +129,7 @@ static int make_header(const struct sim_options *o,
 	uint64_t solo = 0, solo_size = 0;
 	char name[32], value[32];
 	unsigned int j;
+	bool same = true;
 
 	fnblk_events_init(hdr);
 	if (fnblk_events_set_source(hdr, "sim"))
@@ -134,12 +137,17 @@ static int make_header(const struct sim_options *o,
 	sim_options_params(o, add_param, hdr);
 	/* Simulated time starts at 0, as the fleet records its own start. */
 	add_param(hdr, "start_ns", "0");
-	for (j = 0; j < o->fleet.jobs; j++) {
+	for (j = 1; j < o->fleet.jobs; j++)
+		same = same && fw->jobs[j].size == fw->jobs[0].size;
+	for (j = 0; j < (same ? 1 : o->fleet.jobs); j++) {
 		if (!j || fw->jobs[j].size != solo_size) {
 			solo_size = fw->jobs[j].size;
 			solo = sim_solo_write_ns(&o->dev, &o->io, solo_size);
 		}
-		snprintf(name, sizeof(name), "solo_ns.%u", j);
+		if (same)
+			snprintf(name, sizeof(name), "solo_ns");
+		else
+			snprintf(name, sizeof(name), "solo_ns.%u", j);
 		snprintf(value, sizeof(value), "%llu", (unsigned long long)solo);
 		add_param(hdr, name, value);
 	}

@@ -81,8 +81,11 @@ struct sim {
 #define req_of(r) ((struct sim_req *)((char *)(r) - \
 				      __builtin_offsetof(struct sim_req, rq)))
 
-/* A compute within this much work of its end has ended (rounding of W). */
-#define WORK_EPSILON	1e-6
+/*
+ * A compute due within this many ns has ended: W is a double, whose
+ * rounding (an ulp is 0.002 ns at 10^13 ns) must not cost a whole ns.
+ */
+#define DUE_EPSILON_NS	0.01
 
 static void note_pending(struct sim *sim, unsigned int j)
 {
@@ -149,10 +152,10 @@ static uint64_t compute_due(const struct sim *sim)
 
 	if (job_heap_empty(&sim->computing))
 		return FNBLK_NEVER;
-	left = job_heap_min(&sim->computing)->key - sim->work;
-	if (left <= WORK_EPSILON)
+	left = (job_heap_min(&sim->computing)->key - sim->work) / sim->work_rate;
+	if (left <= DUE_EPSILON_NS)
 		return sim->work_t;
-	return sim->work_t + (uint64_t)ceil(left / sim->work_rate);
+	return sim->work_t + (uint64_t)ceil(left);
 }
 
 static uint64_t start_due(const struct sim *sim)

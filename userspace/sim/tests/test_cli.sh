@@ -81,6 +81,24 @@ check "compare -o writes the prediction as an event file" \
 	"$SIM" compare -o "$TMP/pred.csv" "$TMP/run.csv"
 check "the prediction of a simulated run is that run, write for write" \
 	sh -c "grep '^[0-9]' '$TMP/pred.csv' | sort >'$TMP/a' && grep '^[0-9]' '$TMP/run.csv' | sort >'$TMP/b' && cmp -s '$TMP/a' '$TMP/b'"
+# A kernel run recorded by fnblk-fleet (experiment 3, N = 4, in a TCG guest).
+FLEET=$(dirname "$0")/data/fleet-overlap-n4.csv
+check "compare takes a fnblk-fleet file as it is" \
+	sh -c "'$SIM' compare '$FLEET' >'$TMP/fleet.txt' 2>'$TMP/fleet.err' && [ ! -s '$TMP/fleet.err' ]"
+check "and compares its 20 writes of 4 jobs" \
+	grep -q "20 writes compared, 4 jobs" "$TMP/fleet.txt"
+ANALYZE=$(dirname "$0")/../../analyze/fnblk-analyze
+n=$((n + 1))
+if [ -x "$ANALYZE" ]; then
+	if "$ANALYZE" "$TMP/run.csv" 2>/dev/null | grep -q "source sim"; then
+		echo "ok $n - fnblk-analyze reads the simulator's events"
+	else
+		echo "not ok $n - fnblk-analyze reads the simulator's events"
+		failed=1
+	fi
+else
+	echo "ok $n - fnblk-analyze reads the simulator's events # SKIP not built"
+fi
 check "theory checks pass for N = 3..5 under constant f" \
 	"$SIM" theory --jobs 3-5 --fn constant
 exits 2 "theory rejects a bad f" "$SIM" theory --fn linear:0
