@@ -70,45 +70,22 @@ static int match_name(const char *s, const char *const *names, unsigned int nr,
 	return 0;
 }
 
-static const char *const key_names[] = {
-	[FNBLK_KEY_TGID] = "tgid",
-	[FNBLK_KEY_PID] = "pid",
-	[FNBLK_KEY_CGROUP] = "cgroup",
-	[FNBLK_KEY_SINGLE] = "single",
-};
-
-static const char *const policy_names[] = {
-	[FNBLK_POLICY_ANON] = "anon",
-	[FNBLK_POLICY_FIFO] = "fifo",
-	[FNBLK_POLICY_WEIGHTED] = "weighted",
-};
-
-static const char *const users_names[] = {
-	[FNBLK_USERS_ALL] = "all",
-	[FNBLK_USERS_WRITES] = "writes",
-};
-
-static const char *const store_names[] = {
-	[FNBLK_STORE_MEMORY] = "memory",
-	[FNBLK_STORE_NONE] = "none",
-};
-
 int fnblk_parse_key(const char *s, u8 *out)
 {
-	return match_name(s, key_names, ARRAY_SIZE(key_names), out);
+	return match_name(s, fnblk_key_names, __FNBLK_KEY_MAX, out);
 }
 
 int fnblk_parse_policy(const char *s, u8 *out)
 {
-	return match_name(s, policy_names, ARRAY_SIZE(policy_names), out);
+	return match_name(s, fnblk_policy_names, __FNBLK_POLICY_MAX, out);
 }
 
 int fnblk_parse_users(const char *s, u8 *out)
 {
-	return match_name(s, users_names, ARRAY_SIZE(users_names), out);
+	return match_name(s, fnblk_users_names, __FNBLK_USERS_MAX, out);
 }
 
 int fnblk_parse_store(const char *s, u8 *out)
 {
-	return match_name(s, store_names, ARRAY_SIZE(store_names), out);
+	return match_name(s, fnblk_store_names, __FNBLK_STORE_MAX, out);
 }

@@ -121,6 +121,10 @@ static u64 mul_div(u64 a, u64 b, u64 c)
 		return lo / c;
 	if (hi >= c)
 		return FNBLK_NEVER;
+#ifndef __KERNEL__
+	/* Hosts with a 128-bit division routine get the same result faster. */
+	return (u64)(prod / c);
+#endif
 	for (i = 63; i >= 0; i--) {
 		carry = rem >> 63;
 		rem = (rem << 1) | ((lo >> i) & 1);
@@ -258,6 +262,7 @@ static void activate(struct fnblk_sched *s, struct fnblk_user *u)
 		return;
 	u->active = true;
 	u->active_since_ns = s->now;
+	u->done_vtime = 0;	/* nothing of this period has completed */
 	u->activations++;
 	s->activations++;
 	s->nr_active++;
@@ -285,13 +290,20 @@ static void deactivate(struct fnblk_sched *s, struct fnblk_user *u)
 		s->ops->activity(s, u, false, s->now);
 }
 
+static void complete(struct fnblk_sched *s, struct fnblk_req *rq)
+{
+	if (rq->shared)
+		rq->user->done_vtime = s->vtime;
+	s->nr_inflight--;
+	s->ops->complete(s, rq);
+}
+
 static void to_delay_stage(struct fnblk_sched *s, struct fnblk_req *rq,
 			   u64 due)
 {
 	rq->due_ns = due;
 	if (due <= s->now) {	/* no latency: done at once */
-		s->nr_inflight--;
-		s->ops->complete(s, rq);
+		complete(s, rq);
 		return;
 	}
 	heap_insert(&s->delay, &rq->hnode, due);
@@ -339,8 +351,7 @@ static void complete_due(struct fnblk_sched *s)
 
 	while (s->delay && s->delay->key <= s->now) {
 		rq = link_entry(heap_pop(&s->delay), struct fnblk_req, hnode);
-		s->nr_inflight--;
-		s->ops->complete(s, rq);
+		complete(s, rq);
 	}
 }
 
@@ -382,11 +393,13 @@ void fnblk_sched_run(struct fnblk_sched *s, u64 now)
 }
 
 /*
- * A request starts where the previous one of its flow finished in virtual
- * time if the user was still active (idling in its grace period), so the
- * share that accrued while it could not submit (its own turnaround, a late
- * timer) is not lost: an active user receives f(n)*B/n for its whole active
- * period, at most grace worth of it in advance. Otherwise it starts now.
+ * A request of a user that is still active (idling in its grace period)
+ * starts where that user's service left off: at the later of its previous
+ * finish tag and V when its last request completed. So the share that
+ * accrued while it could not submit (its own turnaround, a late timer) is
+ * not lost, at most grace worth of it, while the configured latency, which
+ * a remote file system charges every request, is not credited back.
+ * Otherwise the request starts now.
  */
 static void enqueue(struct fnblk_sched *s, struct fnblk_req *rq, bool resume)
 {
@@ -400,9 +413,16 @@ static void enqueue(struct fnblk_sched *s, struct fnblk_req *rq, bool resume)
 	rq->flow = flow;
 	u->nr_queued++;
 	if (!flow->nr_queued) {
+		u64 start = s->vtime;
+
+		if (resume) {
+			start = flow->tail_tag > u->done_vtime ?
+				flow->tail_tag : u->done_vtime;
+			if (start > s->vtime)
+				start = s->vtime;
+		}
 		rq->start_ns = s->now;
-		rq->tag = (resume && flow->tail_tag <= s->vtime ?
-			   flow->tail_tag : s->vtime) + demand;
+		rq->tag = start + demand;
 	} else {
 		rq->tag = flow->tail_tag + demand;
 	}
@@ -541,6 +561,29 @@ u64 fnblk_user_active_ns(const struct fnblk_user *u, u64 now)
 	return u->active_ns + (u->active && now > u->active_since_ns ?
 			       now - u->active_since_ns : 0);
 }
+
+const char *const fnblk_key_names[__FNBLK_KEY_MAX] = {
+	[FNBLK_KEY_TGID] = "tgid",
+	[FNBLK_KEY_PID] = "pid",
+	[FNBLK_KEY_CGROUP] = "cgroup",
+	[FNBLK_KEY_SINGLE] = "single",
+};
+
+const char *const fnblk_policy_names[__FNBLK_POLICY_MAX] = {
+	[FNBLK_POLICY_ANON] = "anon",
+	[FNBLK_POLICY_FIFO] = "fifo",
+	[FNBLK_POLICY_WEIGHTED] = "weighted",
+};
+
+const char *const fnblk_users_names[__FNBLK_USERS_MAX] = {
+	[FNBLK_USERS_ALL] = "all",
+	[FNBLK_USERS_WRITES] = "writes",
+};
+
+const char *const fnblk_store_names[__FNBLK_STORE_MAX] = {
+	[FNBLK_STORE_MEMORY] = "memory",
+	[FNBLK_STORE_NONE] = "none",
+};
 
 int fnblk_params_check(const struct fnblk_params *p, const char **err)
 {

@@ -86,6 +86,7 @@ struct fnblk_user {
 	struct fnblk_flow flow;
 	struct fnblk_link grace;	/* on sched->grace while idling */
 	u64 leave_ns;			/* last request left the bw stage */
+	u64 done_vtime;			/* V when a request of it last completed */
 	u64 active_since_ns;
 	u64 active_ns;			/* completed active periods */
 	u64 activations;
@@ -151,6 +152,12 @@ struct fnblk_sched {
 	u64 n_time_sum;			/* integral of n dt, ns */
 	u64 n_hist[FNBLK_NHIST_BINS];	/* ns spent at each n */
 };
+
+/* Names of the uapi's enumerated settings, as every tool spells them. */
+extern const char *const fnblk_key_names[__FNBLK_KEY_MAX];
+extern const char *const fnblk_policy_names[__FNBLK_POLICY_MAX];
+extern const char *const fnblk_users_names[__FNBLK_USERS_MAX];
+extern const char *const fnblk_store_names[__FNBLK_STORE_MAX];
 
 /* Parse "constant", "linear:K", "power:A", "table:f1,f2,..." into fn. */
 int fnblk_fn_parse(const char *spec, struct fnblk_fn *fn, const char **err);

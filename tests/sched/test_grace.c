@@ -11,8 +11,10 @@
  *    or the sum of the active users' weights under weighted), and restarts
  *    at 0 when nobody is;
  *  - a request's finish tag is demand/w past the previous tag of its user
- *    if the user is still active (and that tag is not ahead of V), else
- *    past V; it leaves when V reaches its tag.
+ *    if the user is backlogged; past the later of that tag and V at the
+ *    user's last completion (at most V) if the user is idling in its grace;
+ *    else past V. It leaves when V reaches its tag and completes latency
+ *    later.
  *
  * A submission that falls within the core's clock error of a grace expiry
  * could go either way, so such scenarios are counted and skipped.
@@ -25,6 +27,7 @@ struct ref_user {
 	bool idle;		/* active, nothing queued: in grace */
 	long double idle_since;	/* when the last request left */
 	long double tail;	/* finish tag of its last request */
+	long double done_v;	/* V at its last completion */
 	uint32_t weight;
 };
 
@@ -51,8 +54,9 @@ static long double v_rate(const struct scenario *sc, const struct ref_user *u)
 static bool reference_grace(struct scenario *sc, long double margin)
 {
 	struct ref_user u[MAX_USERS];
-	long double tag[MAX_REQS], t = 0, v = 0, rate, next_t, tg;
-	bool queued[MAX_REQS] = { false };
+	long double tag[MAX_REQS], due[MAX_REQS], t = 0, v = 0, rate, next_t, tg;
+	bool queued[MAX_REQS] = { false }, pending[MAX_REQS] = { false };
+	long double latency = (long double)sc->p.latency_ns;
 	long double grace = (long double)sc->p.grace_ns;
 	unsigned int next = 0, i, k, best;
 	bool judged = true;
@@ -66,13 +70,19 @@ static bool reference_grace(struct scenario *sc, long double margin)
 		for (i = 0; i < next; i++)
 			if (queued[i] && (best == MAX_REQS || tag[i] < tag[best]))
 				best = i;
-		next_t = best < MAX_REQS ? t + (tag[best] - v) / rate : INFINITY;
+		next_t = INFINITY;
+		if (best < MAX_REQS)	/* a resumed request may be due already */
+			next_t = tag[best] <= v ? t : t + (tag[best] - v) / rate;
 		/* Next grace expiry. */
 		for (k = 0; k < sc->users; k++) {
 			tg = u[k].idle_since + grace;
 			if (u[k].idle && tg < next_t)
 				next_t = tg;
 		}
+		/* Next completion. */
+		for (i = 0; i < next; i++)
+			if (pending[i] && due[i] < next_t)
+				next_t = due[i];
 		if (next < sc->reqs && (long double)sc->r[next].arrive < next_t)
 			next_t = (long double)sc->r[next].arrive;
 		if (next_t == INFINITY)
@@ -85,12 +95,21 @@ static bool reference_grace(struct scenario *sc, long double margin)
 				continue;
 			queued[i] = false;
 			sc->r[i].leave = t;
+			pending[i] = true;
+			due[i] = t + latency;
 			for (k = 0; k < next; k++)
 				if (queued[k] && sc->r[k].user == sc->r[i].user)
 					break;
 			if (k == next) {
 				u[sc->r[i].user].idle = true;
 				u[sc->r[i].user].idle_since = t;
+			}
+		}
+		/* Completions, after the departures they may follow at once. */
+		for (i = 0; i < next; i++) {
+			if (pending[i] && due[i] <= t + 1e-6L) {
+				pending[i] = false;
+				u[sc->r[i].user].done_v = v;
 			}
 		}
 		for (k = 0; k < sc->users; k++) {
@@ -111,10 +130,16 @@ static bool reference_grace(struct scenario *sc, long double margin)
 
 			if (ru->idle && fabsl(ru->idle_since + grace - t) < margin)
 				judged = false;
-			if (ru->active && !ru->idle)
+			if (ru->active && !ru->idle) {
 				base = ru->tail;		/* backlogged */
-			else if (ru->active && ru->tail <= v)
-				base = ru->tail;		/* resumes */
+			} else if (ru->active) {		/* resumes */
+				base = ru->tail > ru->done_v ? ru->tail :
+							       ru->done_v;
+				if (base > v)
+					base = v;
+			} else {
+				ru->done_v = 0;			/* a new period */
+			}
 			ru->active = true;
 			ru->idle = false;
 			tag[next] = base + demand;

@@ -9,8 +9,9 @@
  * that can shift later ones by the ratio of the fastest to the slowest
  * per-user rate.
  *
- * Grace is 0 here: with grace, a user's share accrues while it idles, which
- * the small hand-computed cases in test_sched.c cover.
+ * Grace is 0 here, and the model is processor sharing itself (remaining
+ * bytes per request), not the core's virtual time; test_grace.c checks the
+ * grace rules against a virtual-time model.
  */
 #include "scenario.h"
 #include "tap.h"

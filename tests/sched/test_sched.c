@@ -289,6 +289,33 @@ static void test_grace(void)
 	is_u64(u.activations, 2, "and it opens a second active period");
 }
 
+/*
+ * The latency a remote file system charges every request is not credited
+ * back on resume: a queue-depth-1 writer pays S/B + latency per request,
+ * while its turnaround after the completion is credited.
+ */
+static void test_latency_not_credited(void)
+{
+	struct fnblk_params p = params(BW, "constant");
+	struct host h;
+	struct fnblk_user u;
+	struct host_req r[2];
+
+	p.grace_ns = 10 * MS;
+	p.latency_ns = 3 * MS;
+	host_init(&h, &p);
+	fnblk_user_init(&u, 1);
+	submit(&h, &u, &r[0], S, 0);
+	run_until(&h, 13 * MS);		/* leaves at 10 ms, completes at 13 */
+	/* Resubmitted 1 ms after the completion, within grace. */
+	submit(&h, &u, &r[1], S, 14 * MS);
+	run_until(&h, FNBLK_NEVER);
+	at(r[0].rq.due_ns, 13 * MS, 1, "the first request completes at S/B + latency");
+	at(r[1].rq.leave_ns, 23 * MS, 1,
+	   "the second is served from its user's last completion: 13 + S/B");
+	at(r[1].rq.due_ns, 26 * MS, 1, "and completes latency later");
+}
+
 static void test_fifo(void)
 {
 	struct fnblk_params p = params(BW, "linear:4");
@@ -476,6 +503,7 @@ int main(void)
 	test_latency();
 	test_overhead();
 	test_grace();
+	test_latency_not_credited();
 	test_fifo();
 	test_weighted();
 	test_configure();

@@ -78,13 +78,14 @@ static void bench_share(int max_n)
 	static pid_t pids[256];
 	int n, i;
 
-	printf("# share: B = 32 MiB/s, f = constant; rates from the kernel's per-user counters over 2 s\n");
+	printf("# share: B = 32 MiB/s, f = constant, requests of 10 ms of a share, QD2;\n"
+	       "# rates from the kernel's per-user counters over 3 s\n");
 	printf("%6s %14s %12s %14s %14s\n", "n", "aggregate", "agg err %",
 	       "mean user", "max user err %");
 	for (n = 1; n <= max_n && n <= 256; n *= 2) {
 		double each = bw / n, agg = 0, worst = 0, r;
-		struct sampler s = { .skip_us = 800000, .len_us = 2000000 };
-		uint32_t bs = (uint32_t)(each * 0.04) & ~4095U;
+		struct sampler s = { .skip_us = 800000, .len_us = 3000000 };
+		uint32_t bs = (uint32_t)(each * 0.01) & ~4095U;
 		pthread_t tid;
 
 		bs = bs < 4096 ? 4096 : bs > MiB ? MiB : bs;
@@ -100,7 +101,7 @@ static void bench_share(int max_n)
 		s.b.u = calloc(n + 16, sizeof(struct fnl_user));
 		s.a.cap = s.b.cap = n + 16;
 		pthread_create(&tid, NULL, sampler_run, &s);
-		if (run_writers_hook(ws, n, res, 3200000000ULL, keep_pids,
+		if (run_writers_hook(ws, n, res, 4200000000ULL, keep_pids,
 				     pids))
 			die("writers failed");
 		pthread_join(tid, NULL);

@@ -3,30 +3,9 @@
 #include <string.h>
 
 #include "fnblk.h"
+#include "module/fnblk_sched.h"
 
-static const char *const key_names[__FNBLK_KEY_MAX] = {
-	[FNBLK_KEY_TGID] = "tgid",
-	[FNBLK_KEY_PID] = "pid",
-	[FNBLK_KEY_CGROUP] = "cgroup",
-	[FNBLK_KEY_SINGLE] = "single",
-};
-
-static const char *const policy_names[__FNBLK_POLICY_MAX] = {
-	[FNBLK_POLICY_ANON] = "anon",
-	[FNBLK_POLICY_FIFO] = "fifo",
-	[FNBLK_POLICY_WEIGHTED] = "weighted",
-};
-
-static const char *const users_names[__FNBLK_USERS_MAX] = {
-	[FNBLK_USERS_ALL] = "all",
-	[FNBLK_USERS_WRITES] = "writes",
-};
-
-static const char *const store_names[__FNBLK_STORE_MAX] = {
-	[FNBLK_STORE_MEMORY] = "memory",
-	[FNBLK_STORE_NONE] = "none",
-};
-
+/* The settings' names come from the scheduler core, as the kernel's do. */
 static const char *const event_names[__FNBLK_CMD_MAX] = {
 	[FNBLK_CMD_EVT_USER_ACTIVE] = "active",
 	[FNBLK_CMD_EVT_USER_IDLE] = "idle",
@@ -54,22 +33,22 @@ static int value_of(const char *const *names, unsigned int nr,
 
 const char *fnblk_key_name(unsigned int v)
 {
-	return name_of(key_names, ARRAY_SIZE(key_names), v);
+	return name_of(fnblk_key_names, ARRAY_SIZE(fnblk_key_names), v);
 }
 
 const char *fnblk_policy_name(unsigned int v)
 {
-	return name_of(policy_names, ARRAY_SIZE(policy_names), v);
+	return name_of(fnblk_policy_names, ARRAY_SIZE(fnblk_policy_names), v);
 }
 
 const char *fnblk_users_name(unsigned int v)
 {
-	return name_of(users_names, ARRAY_SIZE(users_names), v);
+	return name_of(fnblk_users_names, ARRAY_SIZE(fnblk_users_names), v);
 }
 
 const char *fnblk_store_name(unsigned int v)
 {
-	return name_of(store_names, ARRAY_SIZE(store_names), v);
+	return name_of(fnblk_store_names, ARRAY_SIZE(fnblk_store_names), v);
 }
 
 const char *fnblk_event_name(unsigned int v)
@@ -79,22 +58,22 @@ const char *fnblk_event_name(unsigned int v)
 
 int fnblk_key_value(const char *name)
 {
-	return value_of(key_names, ARRAY_SIZE(key_names), name);
+	return value_of(fnblk_key_names, ARRAY_SIZE(fnblk_key_names), name);
 }
 
 int fnblk_policy_value(const char *name)
 {
-	return value_of(policy_names, ARRAY_SIZE(policy_names), name);
+	return value_of(fnblk_policy_names, ARRAY_SIZE(fnblk_policy_names), name);
 }
 
 int fnblk_users_value(const char *name)
 {
-	return value_of(users_names, ARRAY_SIZE(users_names), name);
+	return value_of(fnblk_users_names, ARRAY_SIZE(fnblk_users_names), name);
 }
 
 int fnblk_store_value(const char *name)
 {
-	return value_of(store_names, ARRAY_SIZE(store_names), name);
+	return value_of(fnblk_store_names, ARRAY_SIZE(fnblk_store_names), name);
 }
 
 uint32_t fnblk_nhist_bin_low(unsigned int bin)
