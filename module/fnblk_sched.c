@@ -317,6 +317,7 @@ static void leave_bw_stage(struct fnblk_sched *s, struct fnblk_req *rq)
 	rq->leave_ns = s->now;
 	if (!--u->nr_queued) {
 		u->leave_ns = s->now;
+		u->leave_vtime = s->vtime;
 		u->in_grace = true;
 		link_add_tail(&u->grace, &s->grace);
 	}
@@ -355,15 +356,34 @@ static void complete_due(struct fnblk_sched *s)
 	}
 }
 
+/*
+ * A user idling in its grace held its share for a return that did not come.
+ * Give the others, retroactively, what they would have had without it since
+ * it left: the V of the window, scaled by how much their rate rises now
+ * (exact while n did not change within the window). Without this, every
+ * user leaving would slow the others by its grace, a coupling between jobs
+ * that the model does not have. A rate that does not rise is left alone.
+ */
+static void release_share(struct fnblk_sched *s, u64 held, u64 rate_before)
+{
+	if (!s->nr_active || !s->p.bw || s->rate <= rate_before)
+		return;
+	s->vtime += mul_div(held, s->rate - rate_before, rate_before);
+}
+
 static void expire_grace(struct fnblk_sched *s)
 {
 	struct fnblk_user *u;
+	u64 held, rate_before;
 
 	while (grace_due(s) <= s->now) {
 		u = link_entry(s->grace.next, struct fnblk_user, grace);
 		link_del(&u->grace);
 		u->in_grace = false;
+		held = s->vtime - u->leave_vtime;
+		rate_before = s->rate;
 		deactivate(s, u);
+		release_share(s, held, rate_before);
 	}
 }
 

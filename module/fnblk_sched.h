@@ -87,6 +87,7 @@ struct fnblk_user {
 	struct fnblk_link grace;	/* on sched->grace while idling */
 	u64 leave_ns;			/* last request left the bw stage */
 	u64 done_vtime;			/* V when a request of it last completed */
+	u64 leave_vtime;		/* V when it started idling */
 	u64 active_since_ns;
 	u64 active_ns;			/* completed active periods */
 	u64 activations;

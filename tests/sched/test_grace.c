@@ -14,7 +14,10 @@
  *    if the user is backlogged; past the later of that tag and V at the
  *    user's last completion (at most V) if the user is idling in its grace;
  *    else past V. It leaves when V reaches its tag and completes latency
- *    later.
+ *    later;
+ *  - when a grace expires and the others' rate rises, V gains what they
+ *    would have had since that user left: (V - V at its departure) times
+ *    the relative rise.
  *
  * A submission that falls within the core's clock error of a grace expiry
  * could go either way, so such scenarios are counted and skipped.
@@ -28,6 +31,7 @@ struct ref_user {
 	long double idle_since;	/* when the last request left */
 	long double tail;	/* finish tag of its last request */
 	long double done_v;	/* V at its last completion */
+	long double leave_v;	/* V when it started idling */
 	uint32_t weight;
 };
 
@@ -103,6 +107,7 @@ static bool reference_grace(struct scenario *sc, long double margin)
 			if (k == next) {
 				u[sc->r[i].user].idle = true;
 				u[sc->r[i].user].idle_since = t;
+				u[sc->r[i].user].leave_v = v;
 			}
 		}
 		/* Completions, after the departures they may follow at once. */
@@ -114,8 +119,13 @@ static bool reference_grace(struct scenario *sc, long double margin)
 		}
 		for (k = 0; k < sc->users; k++) {
 			if (u[k].idle && u[k].idle_since + grace <= t + 1e-6L) {
+				long double before = v_rate(sc, u), after;
+
 				u[k].idle = false;
 				u[k].active = false;
+				after = v_rate(sc, u);
+				if (after > before && before > 0)
+					v += (v - u[k].leave_v) * (after / before - 1);
 			}
 		}
 		if (v_rate(sc, u) == 0)

@@ -316,6 +316,30 @@ static void test_latency_not_credited(void)
 	at(r[1].rq.due_ns, 26 * MS, 1, "and completes latency later");
 }
 
+/*
+ * A user that does not come back within its grace is deemed to have left
+ * when it left: the others get back the share it held, so its grace does
+ * not slow them (no coupling through the grace).
+ */
+static void test_grace_released(void)
+{
+	struct fnblk_params p = params(BW, "constant");
+	struct host h;
+	struct fnblk_user u[2];
+	struct host_req r[2];
+
+	p.grace_ns = 4 * MS;
+	host_init(&h, &p);
+	fnblk_user_init(&u[0], 1);
+	fnblk_user_init(&u[1], 2);
+	submit(&h, &u[0], &r[0], S, 0);
+	submit(&h, &u[1], &r[1], 2 * S, 0);
+	run_until(&h, FNBLK_NEVER);
+	at(r[0].rq.leave_ns, 20 * MS, 1, "two share: the short write leaves at 2S/B");
+	at(r[1].rq.leave_ns, 30 * MS, 1,
+	   "the long one then runs alone from 20 ms, not from the end of the grace");
+}
+
 static void test_fifo(void)
 {
 	struct fnblk_params p = params(BW, "linear:4");
@@ -504,6 +528,7 @@ int main(void)
 	test_overhead();
 	test_grace();
 	test_latency_not_credited();
+	test_grace_released();
 	test_fifo();
 	test_weighted();
 	test_configure();

@@ -1,12 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * fnblk-fleet: a fleet of checkpointing jobs, one process each, against a
- * block device (or regular file) or files in a directory on it.
- *
- * The parent plans the schedule, writes the run's parameters, forks the
- * jobs and then only listens: each job sends one fixed-size record per
- * checkpoint write down a shared pipe (atomic below PIPE_BUF), and the
- * parent writes them out as CSV / JSON lines and summarises at the end.
+ * block device (or regular file) or files in a directory on it. This file
+ * is the command: options, plan, target preparation, cgroups, the solo
+ * baseline and the summary; run.c runs the jobs, params.c records the
+ * parameters, ckpt.c writes, compute.c computes.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -14,47 +12,23 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include "../lib/events.h"
 #include "../lib/fleet.h"
 #include "../lib/units.h"
 #include "cgroup.h"
 #include "ckpt.h"
 #include "compute.h"
+#include "run.h"
 #include "summary.h"
 
 #define PROG "fnblk-fleet"
-#define DEV_PARAMS_DIR "/sys/module/fnblk/parameters"
 
-struct fleet_run {
-	struct fleet_config cfg;
-	struct fleet_job *plan;
-	struct ckpt_opts io;
-	struct compute_opts comp;
-	const char *cgroup;
-	uint64_t memory_max;
-	const char *csv_path;
-	const char *jsonl_path;
-	bool solo_baseline;
-	uint64_t solo_time_ns;
-	uint64_t start_delay_ns;
-	bool quiet;
-	uint64_t region;		/* bytes per job on a raw target */
-	double *solo_ns;		/* per job, 0 = unknown */
-	uint64_t t0;
-	struct fnblk_events ev;		/* header params and every write */
-	struct fnblk_events user;	/* --param NAME=VALUE, applied last */
-	struct compute_shared *shared;
-};
 
 static void usage(FILE *f)
 {
@@ -265,111 +239,6 @@ static int parse_args(struct fleet_run *r, int argc, char **argv)
 	return 0;
 }
 
-static void add_param(void *arg, const char *name, const char *value)
-{
-	fnblk_events_set_param(arg, name, value);
-}
-
-static void add_param_u64(struct fnblk_events *e, const char *name, uint64_t v)
-{
-	char buf[32];
-
-	snprintf(buf, sizeof(buf), "%" PRIu64, v);
-	fnblk_events_set_param(e, name, buf);
-}
-
-/* A module parameter's value, or NULL. */
-static const char *module_param(const char *name, char *buf, size_t len)
-{
-	char path[256];
-	FILE *f;
-	const char *ret = NULL;
-
-	snprintf(path, sizeof(path), "%s/%s", DEV_PARAMS_DIR, name);
-	f = fopen(path, "r");
-	if (!f)
-		return NULL;
-	if (fgets(buf, len, f)) {
-		buf[strcspn(buf, "\n")] = '\0';
-		ret = buf;
-	}
-	fclose(f);
-	return ret;
-}
-
-/*
- * The module's load-time device settings, in the names and units
- * fnblk-sim takes (bw, fn, latency, ...), so "fnblk-sim compare" can
- * replay the run. They describe the device only when it was made at load
- * time: a device made or changed over netlink needs --param.
- */
-static void add_device_params(struct fnblk_events *e)
-{
-	static const struct {
-		const char *module, *name, *fmt;
-	} map[] = {
-		{ "bw_mbps", "bw", "%sMiB/s" },
-		{ "fn", "fn", "%s" },
-		{ "latency_us", "latency", "%sus" },
-		{ "overhead_kb", "overhead", "%sKiB" },
-		{ "grace_us", "grace", "%sus" },
-		{ "policy", "policy", "%s" },
-		{ "users", "users", "%s" },
-		{ "key", "key", "%s" },
-		{ "store", "store", "%s" },
-	};
-	char val[FNBLK_UNIT_BUFLEN * 8], text[sizeof(val) + 16];
-	size_t i;
-
-	for (i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
-		if (!module_param(map[i].module, val, sizeof(val)))
-			continue;
-		if (!strcmp(map[i].module, "bw_mbps") && !strcmp(val, "0"))
-			snprintf(text, sizeof(text), "unlimited");
-		else
-			snprintf(text, sizeof(text), map[i].fmt, val);
-		fnblk_events_set_param(e, map[i].name, text);
-	}
-}
-
-static void record_params(struct fleet_run *r)
-{
-	struct fnblk_events *e = &r->ev;
-	char buf[128], name[64];
-	unsigned int j;
-
-	fnblk_events_set_source(e, "fleet");
-	fleet_config_params(&r->cfg, add_param, e);
-	fnblk_events_set_param(e, "target", r->io.dir ? "" : r->io.target);
-	fnblk_events_set_param(e, "dir", r->io.dir ? r->io.dir : "");
-	fnblk_events_set_param(e, "rotate", r->io.rotate ? "1" : "0");
-	fnblk_events_set_param(e, "path", ckpt_path_name(r->io.path));
-	fnblk_events_set_param(e, "engine", ckpt_engine_name(r->io.engine));
-	add_param_u64(e, "qd", r->io.qd);
-	add_param_u64(e, "bs", r->io.bs);
-	fnblk_events_set_param(e, "compute-mode", compute_mode_name(r->comp.mode));
-	fnblk_events_set_param(e, "cgroup", r->cgroup ? r->cgroup : "");
-	add_param_u64(e, "memory-max", r->memory_max);
-	add_param_u64(e, "region", r->region);
-	add_param_u64(e, "start_ns", r->t0);
-	for (j = 0; j < r->cfg.jobs; j++) {
-		snprintf(name, sizeof(name), "plan.%u", j);
-		snprintf(buf, sizeof(buf), "phase_ns=%" PRIu64 ";compute_ns=%"
-			 PRIu64 ";size=%" PRIu64, r->plan[j].phase_ns,
-			 r->plan[j].compute_ns, r->plan[j].size);
-		fnblk_events_set_param(e, name, buf);
-		if (r->solo_ns[j] > 0) {
-			snprintf(name, sizeof(name), "solo_ns.%u", j);
-			add_param_u64(e, name, (uint64_t)r->solo_ns[j]);
-		}
-	}
-	if (!r->io.dir && !strncmp(r->io.target, "/dev/fnblk", 10))
-		add_device_params(e);
-	for (j = 0; j < r->user.nr_params; j++)
-		fnblk_events_set_param(e, r->user.params[j].name,
-				       r->user.params[j].value);
-}
-
 /* Median of three timed writes after one warm-up, per distinct size. */
 static int measure_solo(struct fleet_run *r)
 {
@@ -408,62 +277,6 @@ static int measure_solo(struct fleet_run *r)
 	return 0;
 }
 
-static void job_fail(unsigned int job, const char *what)
-{
-	fprintf(stderr, PROG ": job %u: %s\n", job, what);
-	_exit(1);
-}
-
-/*
- * Jobs set up first (cgroup, device, io_uring: slow on a fresh device in a
- * slow guest), say so on ready, and only then learn time 0 from go, so a
- * slow start-up cannot eat into the planned phases.
- */
-static void job_main(struct fleet_run *r, unsigned int job, int out,
-		     int ready, int go)
-{
-	const struct fleet_job *p = &r->plan[job];
-	uint64_t bytes = ckpt_write_size(&r->io, p->size), cycle, deadline;
-	struct ckpt_writer *w;
-	char err[256];
-
-	if (r->cgroup && fleet_cgroup_enter(r->cgroup, job, err, sizeof(err)))
-		job_fail(job, err);
-	if (ckpt_open(&w, &r->io, job, r->region, err, sizeof(err)))
-		job_fail(job, err);
-	if (write(ready, "", 1) != 1)
-		job_fail(job, "ready pipe closed");
-	if (read(go, &r->t0, sizeof(r->t0)) != sizeof(r->t0))
-		_exit(1);	/* the parent gave up: it says why */
-	close(ready);
-	close(go);
-	deadline = r->cfg.duration_ns ? r->t0 + r->cfg.duration_ns : 0;
-	wait_until_ns(COMPUTE_SLEEP, r->t0 + p->phase_ns);
-	for (cycle = 0; !r->cfg.cycles || cycle < r->cfg.cycles; cycle++) {
-		uint64_t t = fleet_cycle_compute_ns(&r->cfg, p, job, cycle);
-		struct fnblk_event ev = { .job = job, .cycle = cycle,
-					  .bytes = bytes };
-
-		if (!compute_run(&r->comp, r->shared, t, deadline))
-			break;
-		if (deadline && now_ns() >= deadline)
-			break;
-		ev.start_ns = now_ns();
-		if (ckpt_write(w, bytes, cycle, err, sizeof(err)))
-			job_fail(job, err);
-		ev.end_ns = now_ns();
-		if (write(out, &ev, sizeof(ev)) != sizeof(ev))
-			job_fail(job, "event pipe closed");
-	}
-	ckpt_close(w);
-	_exit(0);
-}
-
-struct outputs {
-	FILE *csv;
-	FILE *jsonl;
-};
-
 static FILE *open_output(const char *path)
 {
 	FILE *f;
@@ -474,171 +287,6 @@ static FILE *open_output(const char *path)
 	if (!f)
 		fprintf(stderr, PROG ": %s: %s\n", path, strerror(errno));
 	return f;
-}
-
-static void progress(const struct fleet_run *r, uint64_t expected, bool last)
-{
-	double el = (now_ns() - r->t0) / 1e9;
-
-	if (now_ns() < r->t0)
-		el = 0;
-	fprintf(stderr, "\r" PROG ": %7.1fs  writes %zu", el, r->ev.nr);
-	if (expected)
-		fprintf(stderr, "/%" PRIu64, expected);
-	if (r->ev.nr) {
-		const struct fnblk_event *e = &r->ev.ev[r->ev.nr - 1];
-
-		fprintf(stderr, "  last %.1fms   ", (e->end_ns - e->start_ns) / 1e6);
-	}
-	if (last)
-		fputc('\n', stderr);
-}
-
-/* Read events until every job has closed its end of the pipe. */
-static int collect(struct fleet_run *r, int in, struct outputs *o)
-{
-	bool show = !r->quiet && isatty(STDERR_FILENO);
-	uint64_t expected = r->cfg.cycles && !r->cfg.duration_ns ?
-			    r->cfg.cycles * r->cfg.jobs : 0;
-	struct pollfd pfd = { .fd = in, .events = POLLIN };
-	int ret = 0;
-
-	for (;;) {
-		struct fnblk_event ev;
-		ssize_t n;
-
-		if (poll(&pfd, 1, 500) < 0 && errno != EINTR)
-			return -1;
-		if (show)
-			progress(r, expected, false);
-		if (!(pfd.revents & (POLLIN | POLLHUP)))
-			continue;
-		n = read(in, &ev, sizeof(ev));
-		if (n == 0)
-			break;
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		if (n != sizeof(ev)) {
-			fprintf(stderr, PROG ": torn event record\n");
-			return -1;
-		}
-		if (fnblk_events_add(&r->ev, &ev))
-			return -1;
-		if (o->csv && fnblk_events_csv_row(o->csv, &ev))
-			ret = -1;
-		if (o->jsonl && fnblk_events_jsonl_row(o->jsonl, &ev))
-			ret = -1;
-	}
-	if (show)
-		progress(r, expected, true);
-	return ret;
-}
-
-static int start_outputs(struct fleet_run *r, struct outputs *o);
-
-/* Wait for one ready byte per job; false if a job died during set-up. */
-static bool all_ready(int ready, unsigned int jobs)
-{
-	unsigned int got = 0;
-	char buf[256];
-
-	while (got < jobs) {
-		ssize_t n = read(ready, buf, sizeof(buf));
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return false;
-		got += n;
-	}
-	return true;
-}
-
-static int send_t0(int go, uint64_t t0, unsigned int jobs)
-{
-	unsigned int j;
-
-	for (j = 0; j < jobs; j++)
-		if (write(go, &t0, sizeof(t0)) != sizeof(t0))
-			return -1;
-	return 0;
-}
-
-static int run_fleet(struct fleet_run *r, struct outputs *o)
-{
-	unsigned int j, started = 0;
-	pid_t *pids = calloc(r->cfg.jobs, sizeof(*pids));
-	int ev[2], ready[2], go[2], ret = 0, status;
-
-	if (!pids || pipe(ev) || pipe(ready) || pipe(go)) {
-		fprintf(stderr, PROG ": %s\n", strerror(errno));
-		free(pids);
-		return 1;
-	}
-	/* Jobs inherit stdio buffers: empty them so nothing is written twice. */
-	fflush(NULL);
-	for (j = 0; j < r->cfg.jobs; j++) {
-		pids[j] = fork();
-		if (pids[j] < 0) {
-			fprintf(stderr, PROG ": fork: %s\n", strerror(errno));
-			ret = 1;
-			break;
-		}
-		if (pids[j] == 0) {
-			close(ev[0]);
-			close(ready[0]);
-			close(go[1]);
-			job_main(r, j, ev[1], ready[1], go[0]);
-		}
-		started++;
-	}
-	close(ev[1]);
-	close(ready[1]);
-	close(go[0]);
-	if (!ret && !all_ready(ready[0], r->cfg.jobs)) {
-		fprintf(stderr, PROG ": a job failed to start\n");
-		ret = 1;
-	}
-	if (!ret) {
-		r->t0 = now_ns() + r->start_delay_ns;
-		if (start_outputs(r, o) || send_t0(go[1], r->t0, r->cfg.jobs))
-			ret = 1;
-		else if (now_ns() > r->t0)
-			fprintf(stderr, PROG ": warning: start-up overran --start-delay by %.1fms; early phases are late\n",
-				(now_ns() - r->t0) / 1e6);
-	}
-	close(go[1]);
-	close(ready[0]);
-	if (!ret && collect(r, ev[0], o)) {
-		fprintf(stderr, PROG ": collecting events: %s\n", strerror(errno));
-		ret = 1;
-	}
-	close(ev[0]);
-	for (j = 0; j < started; j++) {
-		if (ret)
-			kill(pids[j], SIGTERM);
-		if (waitpid(pids[j], &status, 0) < 0 || !WIFEXITED(status) ||
-		    WEXITSTATUS(status))
-			ret = 1;
-	}
-	free(pids);
-	return ret;
-}
-
-/* Parameters (t0 included) and the file headers, once every job is ready. */
-static int start_outputs(struct fleet_run *r, struct outputs *o)
-{
-	record_params(r);
-	if ((o->csv && (fnblk_events_csv_header(o->csv, &r->ev) || fflush(o->csv))) ||
-	    (o->jsonl && (fnblk_events_jsonl_header(o->jsonl, &r->ev) ||
-			  fflush(o->jsonl)))) {
-		fprintf(stderr, PROG ": writing events: %s\n", strerror(errno));
-		return -1;
-	}
-	return 0;
 }
 
 static int summarise(struct fleet_run *r)

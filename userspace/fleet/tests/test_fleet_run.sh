@@ -98,5 +98,11 @@ fi
 "$FLEET" -q --dir "$TMP/nope" 2>"$TMP/err"; [ $? -eq 1 ] && grep -q 'not a directory' "$TMP/err"
 ok $? "missing directory exits 1 and says why"
 
+mkdir -p "$TMP/blocked/job-0001.ckpt"	# job 1 cannot open its file
+"$FLEET" -q --jobs 2 --compute 10ms --cycles 1 --path buffered --dir "$TMP/blocked" \
+	-o "$TMP/i.csv" 2>"$TMP/err"; [ $? -eq 1 ] && grep -q 'job 1: .*job-0001.ckpt' "$TMP/err" &&
+	grep -q 'a job failed to start' "$TMP/err"
+ok $? "a job that cannot start fails the run with its reason"
+
 echo "1..$n"
 [ "$failed" -eq 0 ]

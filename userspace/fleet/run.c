@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Running a fleet (see run.h). The parent forks one process per job and
+ * then only listens: each job sends one fixed-size record per checkpoint
+ * write down a shared pipe (atomic below PIPE_BUF), and the parent writes
+ * them out as CSV / JSON lines as they come.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cgroup.h"
+#include "params.h"
+#include "run.h"
+
+static void job_fail(unsigned int job, const char *what)
+{
+	fprintf(stderr, PROG ": job %u: %s\n", job, what);
+	_exit(1);
+}
+
+/*
+ * Jobs set up first (cgroup, device, io_uring: slow on a fresh device in a
+ * slow guest), say so on ready, and only then learn time 0 from go, so a
+ * slow start-up cannot eat into the planned phases.
+ */
+static void job_main(struct fleet_run *r, unsigned int job, int out,
+		     int ready, int go)
+{
+	const struct fleet_job *p = &r->plan[job];
+	uint64_t bytes = ckpt_write_size(&r->io, p->size), cycle, deadline;
+	struct ckpt_writer *w;
+	char err[256];
+
+	if (r->cgroup && fleet_cgroup_enter(r->cgroup, job, err, sizeof(err)))
+		job_fail(job, err);
+	if (ckpt_open(&w, &r->io, job, r->region, err, sizeof(err)))
+		job_fail(job, err);
+	if (write(ready, "", 1) != 1)
+		job_fail(job, "ready pipe closed");
+	if (read(go, &r->t0, sizeof(r->t0)) != sizeof(r->t0))
+		_exit(1);	/* the parent gave up: it says why */
+	close(ready);
+	close(go);
+	deadline = r->cfg.duration_ns ? r->t0 + r->cfg.duration_ns : 0;
+	wait_until_ns(COMPUTE_SLEEP, r->t0 + p->phase_ns);
+	for (cycle = 0; !r->cfg.cycles || cycle < r->cfg.cycles; cycle++) {
+		uint64_t t = fleet_cycle_compute_ns(&r->cfg, p, job, cycle);
+		struct fnblk_event ev = { .job = job, .cycle = cycle,
+					  .bytes = bytes };
+
+		if (!compute_run(&r->comp, r->shared, t, deadline))
+			break;
+		if (deadline && now_ns() >= deadline)
+			break;
+		ev.start_ns = now_ns();
+		if (ckpt_write(w, bytes, cycle, err, sizeof(err)))
+			job_fail(job, err);
+		ev.end_ns = now_ns();
+		if (write(out, &ev, sizeof(ev)) != sizeof(ev))
+			job_fail(job, "event pipe closed");
+	}
+	ckpt_close(w);
+	_exit(0);
+}
+
+static void progress(const struct fleet_run *r, uint64_t expected, bool last)
+{
+	double el = (now_ns() - r->t0) / 1e9;
+
+	if (now_ns() < r->t0)
+		el = 0;
+	fprintf(stderr, "\r" PROG ": %7.1fs  writes %zu", el, r->ev.nr);
+	if (expected)
+		fprintf(stderr, "/%" PRIu64, expected);
+	if (r->ev.nr) {
+		const struct fnblk_event *e = &r->ev.ev[r->ev.nr - 1];
+
+		fprintf(stderr, "  last %.1fms   ", (e->end_ns - e->start_ns) / 1e6);
+	}
+	if (last)
+		fputc('\n', stderr);
+}
+
+/* Read events until every job has closed its end of the pipe. */
+static int collect(struct fleet_run *r, int in, struct outputs *o)
+{
+	bool show = !r->quiet && isatty(STDERR_FILENO);
+	uint64_t expected = r->cfg.cycles && !r->cfg.duration_ns ?
+			    r->cfg.cycles * r->cfg.jobs : 0;
+	struct pollfd pfd = { .fd = in, .events = POLLIN };
+	int ret = 0;
+
+	for (;;) {
+		struct fnblk_event ev;
+		ssize_t n;
+
+		if (poll(&pfd, 1, 500) < 0 && errno != EINTR)
+			return -1;
+		if (show)
+			progress(r, expected, false);
+		if (!(pfd.revents & (POLLIN | POLLHUP)))
+			continue;
+		n = read(in, &ev, sizeof(ev));
+		if (n == 0)
+			break;
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		if (n != sizeof(ev)) {
+			fprintf(stderr, PROG ": torn event record\n");
+			return -1;
+		}
+		if (fnblk_events_add(&r->ev, &ev))
+			return -1;
+		if (o->csv && fnblk_events_csv_row(o->csv, &ev))
+			ret = -1;
+		if (o->jsonl && fnblk_events_jsonl_row(o->jsonl, &ev))
+			ret = -1;
+	}
+	if (show)
+		progress(r, expected, true);
+	return ret;
+}
+
+static int start_outputs(struct fleet_run *r, struct outputs *o);
+
+/* Wait for one ready byte per job; false if a job died during set-up. */
+static bool all_ready(int ready, unsigned int jobs)
+{
+	unsigned int got = 0;
+	char buf[256];
+
+	while (got < jobs) {
+		ssize_t n = read(ready, buf, sizeof(buf));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return false;
+		got += n;
+	}
+	return true;
+}
+
+static int send_t0(int go, uint64_t t0, unsigned int jobs)
+{
+	unsigned int j;
+
+	for (j = 0; j < jobs; j++)
+		if (write(go, &t0, sizeof(t0)) != sizeof(t0))
+			return -1;
+	return 0;
+}
+
+int run_fleet(struct fleet_run *r, struct outputs *o)
+{
+	unsigned int j, started = 0;
+	pid_t *pids = calloc(r->cfg.jobs, sizeof(*pids));
+	int ev[2], ready[2], go[2], ret = 0, status;
+
+	if (!pids || pipe(ev) || pipe(ready) || pipe(go)) {
+		fprintf(stderr, PROG ": %s\n", strerror(errno));
+		free(pids);
+		return 1;
+	}
+	/* Jobs inherit stdio buffers: empty them so nothing is written twice. */
+	fflush(NULL);
+	for (j = 0; j < r->cfg.jobs; j++) {
+		pids[j] = fork();
+		if (pids[j] < 0) {
+			fprintf(stderr, PROG ": fork: %s\n", strerror(errno));
+			ret = 1;
+			break;
+		}
+		if (pids[j] == 0) {
+			close(ev[0]);
+			close(ready[0]);
+			close(go[1]);
+			job_main(r, j, ev[1], ready[1], go[0]);
+		}
+		started++;
+	}
+	close(ev[1]);
+	close(ready[1]);
+	close(go[0]);
+	if (!ret && !all_ready(ready[0], r->cfg.jobs)) {
+		fprintf(stderr, PROG ": a job failed to start\n");
+		ret = 1;
+	}
+	if (!ret) {
+		r->t0 = now_ns() + r->start_delay_ns;
+		if (start_outputs(r, o) || send_t0(go[1], r->t0, r->cfg.jobs))
+			ret = 1;
+		else if (now_ns() > r->t0)
+			fprintf(stderr, PROG ": warning: start-up overran --start-delay by %.1fms; early phases are late\n",
+				(now_ns() - r->t0) / 1e6);
+	}
+	close(go[1]);
+	close(ready[0]);
+	if (!ret && collect(r, ev[0], o)) {
+		fprintf(stderr, PROG ": collecting events: %s\n", strerror(errno));
+		ret = 1;
+	}
+	close(ev[0]);
+	for (j = 0; j < started; j++) {
+		if (ret)
+			kill(pids[j], SIGTERM);
+		if (waitpid(pids[j], &status, 0) < 0 || !WIFEXITED(status) ||
+		    WEXITSTATUS(status))
+			ret = 1;
+	}
+	free(pids);
+	return ret;
+}
+
+/* Parameters (t0 included) and the file headers, once every job is ready. */
+static int start_outputs(struct fleet_run *r, struct outputs *o)
+{
+	record_params(r);
+	if ((o->csv && (fnblk_events_csv_header(o->csv, &r->ev) || fflush(o->csv))) ||
+	    (o->jsonl && (fnblk_events_jsonl_header(o->jsonl, &r->ev) ||
+			  fflush(o->jsonl)))) {
+		fprintf(stderr, PROG ": writing events: %s\n", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
