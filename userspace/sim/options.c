@@ -20,17 +20,6 @@ const char *const sim_device_options[] = {
 	"bs", "qd", NULL
 };
 
-static const char *const policy_names[] = {
-	[FNBLK_POLICY_ANON] = "anon",
-	[FNBLK_POLICY_FIFO] = "fifo",
-	[FNBLK_POLICY_WEIGHTED] = "weighted",
-};
-
-static const char *const users_names[] = {
-	[FNBLK_USERS_ALL] = "all",
-	[FNBLK_USERS_WRITES] = "writes",
-};
-
 static int fail(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
@@ -103,12 +92,12 @@ static int set_device(struct sim_options *o, const char *name,
 		if (fnblk_parse_duration(value, &o->dev.grace_ns, &why))
 			return fail(err, errlen, "grace: %s", why);
 	} else if (!strcmp(name, "policy")) {
-		if (parse_enum(value, policy_names, __FNBLK_POLICY_MAX,
+		if (parse_enum(value, fnblk_policy_names, __FNBLK_POLICY_MAX,
 			       &o->dev.policy))
 			return fail(err, errlen,
 				    "policy: expected anon, fifo or weighted");
 	} else if (!strcmp(name, "users")) {
-		if (parse_enum(value, users_names, __FNBLK_USERS_MAX,
+		if (parse_enum(value, fnblk_users_names, __FNBLK_USERS_MAX,
 			       &o->dev.users))
 			return fail(err, errlen, "users: expected all or writes");
 	} else if (!strcmp(name, "bs")) {
@@ -178,8 +167,8 @@ void sim_options_params(const struct sim_options *o,
 	emit(arg, "latency", duration_text(o->dev.latency_ns, buf, sizeof(buf)));
 	emit(arg, "overhead", size_text(o->dev.overhead, buf, sizeof(buf)));
 	emit(arg, "grace", duration_text(o->dev.grace_ns, buf, sizeof(buf)));
-	emit(arg, "policy", policy_names[o->dev.policy]);
-	emit(arg, "users", users_names[o->dev.users]);
+	emit(arg, "policy", fnblk_policy_names[o->dev.policy]);
+	emit(arg, "users", fnblk_users_names[o->dev.users]);
 	emit(arg, "bs", size_text(o->io.bs, buf, sizeof(buf)));
 	snprintf(buf, sizeof(buf), "%u", o->io.qd);
 	emit(arg, "qd", buf);
