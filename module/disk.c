@@ -13,6 +13,13 @@
 
 static void fnblk_submit_bio(struct bio *bio)
 {
+	/*
+	 * A bio-based driver splits for itself: one request is at most
+	 * FNBLK_MAX_IO_BYTES, as one RPC of a remote file system would be.
+	 */
+	bio = bio_split_to_limits(bio);
+	if (!bio)
+		return;
 	fnblk_io_submit(bio->bi_bdev->bd_disk->private_data, bio);
 }
 

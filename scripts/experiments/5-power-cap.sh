@@ -15,12 +15,15 @@ load_fnblk bw_mbps=$BW fn=constant policy=anon key=tgid store=none
 	echo "# experiment 5: two jobs, S = 8MiB at ${BW}MiB/s (250ms alone), 30 s each, start gap 300ms"
 	echo "# step = g(c+1) - g(c) of the gap g between the jobs' write starts; the last"
 	echo "# two cycles are left out (one job may stop computing before the other)"
-	printf '%-26s %10s %5s %7s %12s %12s %12s\n' case compute cap steps mean_step_ms sd_step_ms range_ms
+	echo "# period ratio: mean period of job 1 over job 0 (locking would pull it to 1)"
+	printf '%-26s %10s %5s %7s %12s %12s %12s %8s\n' case compute cap steps mean_step_ms sd_step_ms range_ms ratio
 } >"$SUMMARY"
 phase_file /tmp/phases 2 300
-for spec in "identical 1s 0" "identical 1s 1" "hetero 1s,1.25s 0" "hetero 1s,1.25s 1"; do
+for spec in "identical 1s 0" "identical 1s 1" "hetero 1s,1.25s 0" "hetero 1s,1.25s 1" \
+	    "hetero 1s,1.05s 0" "hetero 1s,1.05s 1"; do
 	set -- $spec
 	name=power-$1-cap$3
+	[ "$1" = hetero ] && name=power-hetero${2#1s,}-cap$3
 	run_fleet $name --jobs 2 --compute $2 --size 8MiB --cycles 0 --duration 30s \
 		--power-cap $3 --power-step 2ms --phases file:/tmp/phases || exit 1
 	# Gap series: start of job 1 minus start of job 0, per cycle both ran.
@@ -36,7 +39,9 @@ for spec in "identical 1s 0" "identical 1s 1" "hetero 1s,1.25s 0" "hetero 1s,1.2
 			if (n == 1 || d < lo) lo = d; if (n == 1 || d > hi) hi = d }
 		      m = s / n; printf "%d %.3f %.3f %.3f", n, m, root(ss / n - m * m), hi - lo }' \
 		"$RESULTS/$name.gaps")
-	printf '%-26s %10s %5s %7s %12s %12s %12s\n' $name $2 $3 $stats >>"$SUMMARY"
+	ratio=$(awk -F, '/^[0-9]/ { n[$1]++; if (!($1 in f) || $3 < f[$1]) f[$1] = $3; if ($3 > l[$1]) l[$1] = $3 }
+		END { printf "%.4f", ((l[1] - f[1]) / (n[1] - 1)) / ((l[0] - f[0]) / (n[0] - 1)) }' "$RESULTS/$name.csv")
+	printf '%-26s %10s %5s %7s %12s %12s %12s %8s\n' $name $2 $3 $stats $ratio >>"$SUMMARY"
 done
 for f in "$RESULTS"/power-*.gaps; do
 	echo "# $(basename $f .gaps) gaps (ms): $(tr '\n' ' ' <"$f")"

@@ -251,6 +251,31 @@ TEST_F(data, allocation_failure_fails_the_io)
 	free(buf);
 }
 
+/*
+ * One 4 MiB write becomes requests of at most 1 MiB (how the pages fall
+ * decides whether there are four or a few more), each paying overhead.
+ */
+TEST_F(data, large_io_split_into_requests)
+{
+	struct fnl_stats s;
+	uint8_t *buf;
+	int fd;
+
+	ASSERT_EQ(0, posix_memalign((void **)&buf, 4096, 4 * MiB));
+	pattern_fill(buf, 4 * MiB, 16 * MiB, 0);
+	ASSERT_EQ(0, fnl_simple(&self->c, FNBLK_CMD_STATS_RESET, "fnblk5"));
+	fd = open("/dev/fnblk5", O_WRONLY | O_DIRECT);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ((ssize_t)(4 * MiB), pwrite(fd, buf, 4 * MiB, 16 * MiB));
+	close(fd);
+	ASSERT_EQ(0, fnl_stats(&self->c, "fnblk5", &s));
+	EXPECT_EQ(4 * MiB, s.v[FNBLK_STAT_WRITE_BYTES]);
+	EXPECT_LE(4, s.v[FNBLK_STAT_WRITE_OPS]);
+	EXPECT_GE(8, s.v[FNBLK_STAT_WRITE_OPS]);
+	EXPECT_EQ(0, verify_region("/dev/fnblk5", 16 * MiB, 4 * MiB, 0));
+	free(buf);
+}
+
 TEST(store_none_reads_zero)
 {
 	struct wspec ws = { .path = "/dev/fnblk6", .bytes = MiB, .bs = 65536,

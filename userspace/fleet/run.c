@@ -44,11 +44,12 @@ static void job_main(struct fleet_run *r, unsigned int job, int out,
 		job_fail(job, err);
 	if (ckpt_open(&w, &r->io, job, r->region, err, sizeof(err)))
 		job_fail(job, err);
+	/* Close ready at once: the parent sees EOF when a job died instead. */
 	if (write(ready, "", 1) != 1)
 		job_fail(job, "ready pipe closed");
+	close(ready);
 	if (read(go, &r->t0, sizeof(r->t0)) != sizeof(r->t0))
 		_exit(1);	/* the parent gave up: it says why */
-	close(ready);
 	close(go);
 	deadline = r->cfg.duration_ns ? r->t0 + r->cfg.duration_ns : 0;
 	wait_until_ns(COMPUTE_SLEEP, r->t0 + p->phase_ns);
