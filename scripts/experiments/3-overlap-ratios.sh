@@ -21,7 +21,8 @@ load_fnblk bw_mbps=$BW fn=constant policy=$POLICY key=tgid store=none
 	echo "# experiment ${EXP%%-*}: start-interval ratios, policy $POLICY"
 	echo "# T = 1s, S = 32MiB, B = ${BW}MiB/s (solo write 1s), bs $BS, starts ${STEP}ms apart, 5 cycles"
 	echo "# first = a_k(1)/a_k(0), the transition from the planned starts;"
-	echo "# median/geomean over every transition whose writes all overlap"
+	echo "# median/geomean over every transition whose writes all overlap one another"
+	echo "# and no other cycle's (trans: how many); expected: (N-k)/k for f constant"
 	printf '%3s %3s %6s %10s %10s %10s %10s\n' N k trans expected first median geomean
 } >"$SUMMARY"
 for n in 3 4 5 6; do
@@ -36,11 +37,17 @@ for n in 3 4 5 6; do
 		awk 'BEGIN { c = -1 } { if ($1 != c) { k = 0; c = $1 } else { k++; a[c, k] = $2 - p } p = $2 }
 		     END { for (i = 1; i <= k; i++) printf "%d %.4f\n", i, a[1, i] / a[0, i] }' \
 		>/tmp/first
-	awk -v n=$n -v tr=$tr 'FILENAME == "/tmp/first" { first[$1] = $2; next }
+	# One line per k: the first ratio from the events, the others from the
+	# report (absent when no transition qualified).
+	awk -v n=$n -v tr=${tr:-0} 'FILENAME == "/tmp/first" { first[$1] = $2; next }
 		/^start intervals/ { on = 1; next }
 		on && /^ +k +expected/ { next }
-		on && NF == 5 { printf "%3d %3d %6s %10s %10.4f %10s %10s\n", n, $1, tr, $2, first[$1], $3, $5; next }
-		on { on = 0 }' /tmp/first "$t" >>"$SUMMARY"
+		on && NF == 5 { med[$1] = $3; geo[$1] = $5; next }
+		on { on = 0 }
+		END { for (k = 1; k < n; k++)
+			printf "%3d %3d %6s %10.4f %10.4f %10s %10s\n", n, k, tr, (n - k) / k,
+				first[k], k in med ? med[k] : "-", k in geo ? geo[k] : "-" }' \
+		/tmp/first "$t" >>"$SUMMARY"
 	awk -v n=$n '{ p *= $2 } BEGIN { p = 1 } END { printf "#   N = %d: product of the first ratios %.4f (predicted 1)\n", n, p }' \
 		/tmp/first >>"$SUMMARY"
 	# How busy the device was from a cycle's first start to its last end

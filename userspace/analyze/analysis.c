@@ -417,6 +417,28 @@ double kuramoto_r(const struct cycle_table *t, unsigned int row)
 	return hypot(re, im) / t->jobs;
 }
 
+static uint64_t row_first_start(const struct cycle_table *t, unsigned int row)
+{
+	const uint64_t *s = t->start + (size_t)row * t->jobs;
+	uint64_t v = UINT64_MAX;
+	unsigned int j;
+
+	for (j = 0; j < t->jobs; j++)
+		v = s[j] < v ? s[j] : v;
+	return v;
+}
+
+static uint64_t row_last_end(const struct cycle_table *t, unsigned int row)
+{
+	const uint64_t *e = t->end + (size_t)row * t->jobs;
+	uint64_t v = 0;
+	unsigned int j;
+
+	for (j = 0; j < t->jobs; j++)
+		v = e[j] > v ? e[j] : v;
+	return v;
+}
+
 int row_overlaps(const struct cycle_table *t, unsigned int row)
 {
 	const uint64_t *s = t->start + (size_t)row * t->jobs;
@@ -495,7 +517,13 @@ int interval_ratios_compute(const struct cycle_table *t, const double *f,
 		r->expected[k - 1] = (double)(n - k) / k *
 				     (f ? f[k] / f[n - k] : 1.0);
 	for (c = 0; c + 1 < t->cycles; c++) {
-		if (!row_overlaps(t, c))
+		/*
+		 * The map holds for a row whose N writes all overlap one another
+		 * and nothing else: no write of the row before or after runs
+		 * at the same time.
+		 */
+		if (!row_overlaps(t, c) || row_last_end(t, c) > row_first_start(t, c + 1) ||
+		    (c > 0 && row_last_end(t, c - 1) > row_first_start(t, c)))
 			continue;
 		row_starts(t, c, a, order);
 		row_starts(t, c + 1, b, order);

@@ -113,7 +113,8 @@ double kuramoto_r(const struct cycle_table *t, unsigned int row);
 /*
  * Intervals a_k between the k-th and (k+1)-th write start of a row (start
  * order, k = 1..N-1) and their ratios a_k(c+1)/a_k(c) over transitions
- * whose row c has all N writes overlapping (last start before first end).
+ * whose row c has all N writes overlapping (last start before first end)
+ * and overlapping no write of the rows before and after it.
  */
 struct interval_ratios {
 	unsigned int jobs;

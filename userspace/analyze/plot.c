@@ -168,21 +168,24 @@ int report_plot(const struct report *rep, const char *dir)
 	fprintf(f, "set output 'n_hist.png'\nset title 'share of time at n'\n"
 		"set xlabel 'n'\nset ylabel 'share of time'\nset autoscale y\n"
 		"set style data histograms\nset style fill solid 0.6 border -1\n"
-		"set boxwidth 0.4\n"
+		"set boxwidth 0.4\nset xrange [-0.5:%u.5]\n"
 		"plot 'n_hist.dat' using ($1-0.2):2 with boxes title 'measured', "
-		"'' using ($1+0.2):3 with boxes title 'independent phases'\n");
+		"'' using ($1+0.2):3 with boxes title 'independent phases'\n",
+		c->jobs);
 	fprintf(f, "set output 'n_tail.png'\nset title 'P(n >= k)'\n"
 		"set xlabel 'k'\nset ylabel 'P(n >= k)'\nset logscale y\n"
+		"set xrange [0:%u]\n"
 		"plot 'n_hist.dat' using 1:4 with linespoints title 'measured', "
 		"'' using 1:5 with linespoints title 'independent phases'\n"
-		"unset logscale y\n");
+		"unset logscale y\nset autoscale x\n", c->jobs);
 	if (rep->nr_maps && rep->maps[0].points) {
 		fprintf(f, "set output 'return_map.png'\n"
 			"set title 'phase-gap return map, every pair'\n"
 			"set xlabel 'gap(c) / period'\nset ylabel 'gap(c+1) / period'\n"
 			"set size ratio -1\n"
 			"plot 'return_map.dat' using 1:2 with points pt 7 ps 0.5 notitle, "
-			"x with lines lt 0 title 'identity'\nset size noratio\n");
+			"x with lines lc rgb 'gray40' lw 1.5 title 'identity'\n"
+			"set size noratio\n");
 	}
 	if (rep->nr_r) {
 		fprintf(f, "set output 'kuramoto.png'\nset title 'Kuramoto order parameter'\n"

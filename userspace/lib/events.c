@@ -227,8 +227,9 @@ static int csv_row(struct reader *rd, struct fnblk_events *e, const char *s)
 		if (i < 4 && *s++ != ',')
 			return fail(rd, "expected 5 comma-separated fields");
 	}
-	if (*s)
-		return fail(rd, "trailing text after 5 fields");
+	/* Columns appended by a later v1 writer are ignored. */
+	if (*s && *s != ',')
+		return fail(rd, "field 5: expected an unsigned integer");
 	if (f[0] > UINT32_MAX || f[1] > UINT32_MAX)
 		return fail(rd, "job or cycle out of range");
 	ev = (struct fnblk_event){ .job = f[0], .cycle = f[1],
@@ -348,7 +349,10 @@ int fnblk_events_read_stream(FILE *f, const char *name,
 		else if (*s == '#')
 			ret = csv_comment(&rd, e, s);
 		else if (!strncmp(s, "job,", 4))
-			ret = strcmp(s, FNBLK_EVENTS_HEADER) ?
+			ret = strncmp(s, FNBLK_EVENTS_HEADER,
+				      strlen(FNBLK_EVENTS_HEADER)) ||
+			      (s[strlen(FNBLK_EVENTS_HEADER)] &&
+			       s[strlen(FNBLK_EVENTS_HEADER)] != ',') ?
 			      fail(&rd, "unexpected column header") : 0;
 		else
 			ret = csv_row(&rd, e, s);

@@ -237,6 +237,16 @@ static void test_interval_ratios(void)
 	       r.ratio[2] == 2 && r.ratio[3] == 0.5, "per-transition ratios and their rows");
 	interval_ratios_free(&r);
 	{
+		/* Row 1's last write runs into row 2: 1 -> 2 is no longer clean. */
+		uint64_t saved = t.end[1 * 3 + 0];
+
+		t.end[1 * 3 + 0] = starts[2][0] + 1;
+		interval_ratios_compute(&t, NULL, &r);
+		TAP_EQ_U(r.transitions, 1, "a row running into the next is left out");
+		interval_ratios_free(&r);
+		t.end[1 * 3 + 0] = saved;
+	}
+	{
 		/* f = linear:2: f(1) = 1, f(2) = 2, so (N-k) f(k) / (k f(N-k)). */
 		const double f[] = { 0, 1, 2, 2 };
 

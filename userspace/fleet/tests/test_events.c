@@ -102,7 +102,7 @@ static void test_errors(void)
 		  "csv: a short row names its line");
 	bad_input("0,0,10,x,1\n", "field 4", "csv: a non-number names its field");
 	bad_input("0,0,30,20,1\n", "before start_ns", "csv: end before start refused");
-	bad_input("0,0,10,20,1,7\n", "trailing", "csv: extra fields refused");
+	bad_input("0,0,10,20,1x\n", "field 5", "csv: junk after the fifth field refused");
 	bad_input("0,-1,10,20,1\n", "field 2", "csv: negative refused");
 	bad_input("job,start\n", "column header", "csv: wrong header refused");
 	bad_input("# fnblk-events v2\n0,0,1,2,3\n", "unsupported version",
@@ -110,6 +110,18 @@ static void test_errors(void)
 	bad_input("{\"job\":0,\"cycle\":0,\"start_ns\":1}\n", "expected unsigned",
 		  "jsonl: missing fields refused");
 	bad_input("{\"job\":0,\n", "JSON", "jsonl: broken JSON refused");
+}
+
+static void test_later_columns(void)
+{
+	struct fnblk_events e;
+	char err[256];
+
+	fnblk_events_init(&e);
+	TAP_OK(!read_text("job,cycle,start_ns,end_ns,bytes,extra\n2,1,10,20,30,99\n",
+			  &e, err, sizeof(err)) && e.nr == 1 && e.ev[0].bytes == 30,
+	       "csv: columns past the fifth are ignored (format v1 compatibility)");
+	fnblk_events_free(&e);
 }
 
 static void test_sort_and_blank(void)
@@ -133,5 +145,6 @@ int main(void)
 	roundtrip(1);
 	test_errors();
 	test_sort_and_blank();
+	test_later_columns();
 	return tap_done();
 }
