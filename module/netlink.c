@@ -345,24 +345,6 @@ static int fnblk_nl_dev_add(struct sk_buff *skb, struct genl_info *info)
 	return ret;
 }
 
-static int fnblk_nl_dev_del(struct sk_buff *skb, struct genl_info *info)
-{
-	struct fnblk_dev *dev;
-	const char *err = NULL;
-	int ret;
-
-	mutex_lock(&fnblk_mutex);
-	dev = fnblk_nl_dev(info->attrs, info->extack);
-	ret = PTR_ERR_OR_ZERO(dev);
-	if (!ret) {
-		ret = fnblk_dev_del(dev, &err);
-		if (ret)
-			fnblk_nl_err(info->extack, err);
-	}
-	mutex_unlock(&fnblk_mutex);
-	return ret;
-}
-
 static int fnblk_nl_dev_set(struct sk_buff *skb, struct genl_info *info)
 {
 	struct fnblk_config *cfg;
@@ -396,7 +378,9 @@ unlock:
 	return ret;
 }
 
-static int fnblk_nl_dev_get(struct sk_buff *skb, struct genl_info *info)
+/* Run op on the device a request names, with the registry held. */
+static int fnblk_nl_with_dev(struct genl_info *info,
+			     int (*op)(struct genl_info *, struct fnblk_dev *))
 {
 	struct fnblk_dev *dev;
 	int ret;
@@ -405,39 +389,57 @@ static int fnblk_nl_dev_get(struct sk_buff *skb, struct genl_info *info)
 	dev = fnblk_nl_dev(info->attrs, info->extack);
 	ret = PTR_ERR_OR_ZERO(dev);
 	if (!ret)
-		ret = fnblk_reply(info, dev, FNBLK_CMD_DEV_GET,
-				  fnblk_dev_msg_size(), fnblk_fill_dev);
+		ret = op(info, dev);
 	mutex_unlock(&fnblk_mutex);
 	return ret;
+}
+
+static int fnblk_op_dev_del(struct genl_info *info, struct fnblk_dev *dev)
+{
+	const char *err = NULL;
+	int ret = fnblk_dev_del(dev, &err);
+
+	if (ret)
+		fnblk_nl_err(info->extack, err);
+	return ret;
+}
+
+static int fnblk_op_dev_get(struct genl_info *info, struct fnblk_dev *dev)
+{
+	return fnblk_reply(info, dev, FNBLK_CMD_DEV_GET, fnblk_dev_msg_size(),
+			   fnblk_fill_dev);
+}
+
+static int fnblk_op_stats_get(struct genl_info *info, struct fnblk_dev *dev)
+{
+	return fnblk_reply(info, dev, FNBLK_CMD_STATS_GET, NLMSG_GOODSIZE,
+			   fnblk_fill_stats);
+}
+
+static int fnblk_op_stats_reset(struct genl_info *info, struct fnblk_dev *dev)
+{
+	fnblk_stats_reset(dev);
+	return 0;
+}
+
+static int fnblk_nl_dev_del(struct sk_buff *skb, struct genl_info *info)
+{
+	return fnblk_nl_with_dev(info, fnblk_op_dev_del);
+}
+
+static int fnblk_nl_dev_get(struct sk_buff *skb, struct genl_info *info)
+{
+	return fnblk_nl_with_dev(info, fnblk_op_dev_get);
 }
 
 static int fnblk_nl_stats_get(struct sk_buff *skb, struct genl_info *info)
 {
-	struct fnblk_dev *dev;
-	int ret;
-
-	mutex_lock(&fnblk_mutex);
-	dev = fnblk_nl_dev(info->attrs, info->extack);
-	ret = PTR_ERR_OR_ZERO(dev);
-	if (!ret)
-		ret = fnblk_reply(info, dev, FNBLK_CMD_STATS_GET,
-				  NLMSG_GOODSIZE, fnblk_fill_stats);
-	mutex_unlock(&fnblk_mutex);
-	return ret;
+	return fnblk_nl_with_dev(info, fnblk_op_stats_get);
 }
 
 static int fnblk_nl_stats_reset(struct sk_buff *skb, struct genl_info *info)
 {
-	struct fnblk_dev *dev;
-	int ret;
-
-	mutex_lock(&fnblk_mutex);
-	dev = fnblk_nl_dev(info->attrs, info->extack);
-	ret = PTR_ERR_OR_ZERO(dev);
-	if (!ret)
-		fnblk_stats_reset(dev);
-	mutex_unlock(&fnblk_mutex);
-	return ret;
+	return fnblk_nl_with_dev(info, fnblk_op_stats_reset);
 }
 
 static int fnblk_nl_user_set(struct sk_buff *skb, struct genl_info *info)

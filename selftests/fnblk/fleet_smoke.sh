@@ -87,5 +87,26 @@ check "fnblk-analyze reads JSON lines" [ $? -eq 0 ]
 grep '^firing order' "$TMP/stagger.txt" | sed 's/^/# /'
 check "firing order never changes" grep -q '^firing order: 4 transitions, 0 changed' "$TMP/stagger.txt"
 
+# 3. Every write path reaches the device: the module counts the bytes.
+written() { # bytes the module has seen written to fnblk0
+	fnblkctl -j stats fnblk0 >"$TMP/stats.json" 2>/dev/null || { echo 0; return; }
+	fnblkctl json write_bytes <"$TMP/stats.json" 2>/dev/null ||
+		fnblkctl json 0.write_bytes <"$TMP/stats.json" 2>/dev/null || echo 0
+}
+path_ok() { # rc rows bytes
+	[ "$1" -eq 0 ] && [ "$2" -eq 4 ] && [ "$3" -ge 4194304 ]
+}
+for path in buffered dsync mmap; do
+	before=$(written)
+	fnblk-fleet -q --jobs 2 --compute 10ms --size 1MiB --cycles 2 --path $path \
+		-o "$TMP/$path.csv" /dev/fnblk0 2>"$TMP/err"
+	rc=$?
+	[ $rc -eq 0 ] || sed 's/^/# /' "$TMP/err"
+	rows=$(grep -c '^[0-9]' "$TMP/$path.csv")
+	bytes=$(( $(written) - before ))
+	echo "# $path: $rows writes, the module saw $bytes bytes written"
+	check "$path path: 4 durable writes of 1MiB reach fnblk0" path_ok $rc "$rows" $bytes
+done
+
 echo "1..$n"
 [ $failed -eq 0 ]

@@ -179,7 +179,7 @@ FIXTURE_TEARDOWN(pair)
 	fnl_close(&self->c);
 }
 
-/* A deep queue and a shallow one, side by side for two seconds. */
+/* A deep queue and a shallow one, side by side for 2.5 seconds. */
 static double qd_ratio(struct __test_metadata *_metadata, struct fnl *c,
 		       int policy, const char *fn, before_go_fn hook,
 		       double *aggregate)
@@ -190,24 +190,24 @@ static double qd_ratio(struct __test_metadata *_metadata, struct fnl *c,
 		{ .path = DEVPATH, .offset = 64 * MiB, .bs = 64 * 1024, .qd = 1,
 		  .fill = 0x33 },
 	};
+	const uint64_t dur = 2500000000ULL;
 	struct wres res[2];
 	struct dev_cfg d = DEV_CFG(.name = DEV, .bw = BW, .fn = fn,
 				   .policy = policy, .grace_ns = GRACE_NS);
-	uint64_t span;
+	double deep, shallow;
 
 	if (dev_add(c, &d)) {
 		TH_LOG("add: %s", c->err);
 		return -1;
 	}
-	if (run_writers_hook(ws, 2, res, 2000000000ULL, hook, c))
+	if (run_writers_hook(ws, 2, res, dur, hook, c))
 		return -1;
-	span = (res[0].end_ns > res[1].end_ns ? res[0].end_ns : res[1].end_ns) -
-	       (res[0].start_ns < res[1].start_ns ? res[0].start_ns :
-						    res[1].start_ns);
-	*aggregate = (double)(res[0].bytes + res[1].bytes) / secs(span);
-	TH_LOG("QD16 %.2f MiB/s, QD1 %.2f MiB/s", wres_rate(&res[0]) / MiB,
-	       wres_rate(&res[1]) / MiB);
-	return (double)res[0].bytes / (double)res[1].bytes;
+	/* Rates inside the window, once both run and before they stop. */
+	deep = wres_win_rate(&res[0], dur);
+	shallow = wres_win_rate(&res[1], dur);
+	*aggregate = deep + shallow;
+	TH_LOG("QD16 %.2f MiB/s, QD1 %.2f MiB/s", deep / MiB, shallow / MiB);
+	return deep / shallow;
 }
 
 TEST_F(pair, anon_ignores_queue_depth)
