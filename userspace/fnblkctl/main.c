@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "fnblkctl.h"
 #include "print.h"
 
@@ -122,6 +124,12 @@ int main(int argc, char **argv)
 	bool json = false;
 	int c, ret;
 
+	/*
+	 * jansson seeds its hash from /dev/urandom on first use, which blocks
+	 * for seconds in a fresh VM; fnblkctl parses only its own and the
+	 * kernel's data, so a fixed seed is enough.
+	 */
+	json_object_seed(0x666e626c);
 	/* "+": stop at the object, whose own options follow it. */
 	while ((c = getopt_long(argc, argv, "+jh", opts, NULL)) != -1) {
 		switch (c) {
