@@ -6,6 +6,8 @@
  * at load time), the registry of devices and their life cycle: add, live
  * reconfiguration and delete.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/blkdev.h>
 #include <linux/idr.h>
 #include <linux/module.h>
