@@ -343,4 +343,45 @@ TEST_F(pair, live_bandwidth_change)
 	EXPECT_TRUE(near(p.after, 32 * MiB, TOL));
 }
 
+/* Under users writes, readers are not users: n and the shares ignore them. */
+TEST_F(pair, readers_outside_the_pool)
+{
+	struct wspec ws = { .path = DEVPATH, .bs = 64 * 1024, .qd = 2,
+			    .fill = 0x66 };
+	const uint64_t dur = 2000000000ULL;
+	struct fnl_stats s;
+	struct wres res;
+	uint64_t reads = 0, end;
+	void *buf;
+	pid_t pid;
+	int fd, status;
+
+	ASSERT_EQ(0, dev_add(&self->c, &DEV_CFG(.name = DEV, .bw = BW,
+				.users = FNBLK_USERS_WRITES,
+				.grace_ns = GRACE_NS)));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {	/* a reader for as long as the writer runs */
+		fd = open(DEVPATH, O_RDONLY | O_DIRECT);
+		if (fd < 0 || posix_memalign(&buf, 4096, 65536))
+			_exit(1);
+		for (end = now_ns() + dur; now_ns() < end; reads++)
+			if (pread(fd, buf, 65536, (off_t)(reads % 64) * 65536) !=
+			    65536)
+				_exit(2);
+		_exit(reads ? 0 : 3);
+	}
+	ASSERT_EQ(0, run_writers(&ws, 1, &res, dur));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	ASSERT_EQ(0, fnl_stats(&self->c, DEV, &s));
+	TH_LOG("writer %.2f MiB/s beside a reader; %llu bytes read; peak n %llu",
+	       wres_win_rate(&res, dur) / MiB,
+	       (unsigned long long)s.v[FNBLK_STAT_READ_BYTES],
+	       (unsigned long long)s.v[FNBLK_STAT_PEAK_ACTIVE]);
+	EXPECT_LT(0, s.v[FNBLK_STAT_READ_BYTES]);
+	EXPECT_EQ(1, s.v[FNBLK_STAT_PEAK_ACTIVE]);	/* the writer alone */
+	EXPECT_TRUE(near(wres_win_rate(&res, dur), BW, TOL));
+}
+
 TEST_HARNESS_MAIN
