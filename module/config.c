@@ -10,16 +10,6 @@
 #include "fnblk.h"
 
 #define FNBLK_DEFAULT_SIZE	SZ_1G
-#define FNBLK_DEFAULT_BW	(100ULL << 20)
-/*
- * A synchronous writer leaves a gap between one request leaving the
- * bandwidth stage and its next submission: the latency plus its own
- * turnaround (microseconds on hardware, up to about a millisecond in an
- * emulated guest). 2 ms covers that gap, so a checkpoint written one
- * request at a time counts as one activity period, while staying far
- * below the compute phases (seconds) that separate checkpoints.
- */
-#define FNBLK_DEFAULT_GRACE_NS	(2 * NSEC_PER_MSEC)
 
 void fnblk_config_default(struct fnblk_config *cfg)
 {
@@ -28,12 +18,7 @@ void fnblk_config_default(struct fnblk_config *cfg)
 	cfg->key = FNBLK_KEY_TGID;
 	cfg->store = FNBLK_STORE_MEMORY;
 	strscpy(cfg->fn_spec, "constant", sizeof(cfg->fn_spec));
-	cfg->sched.bw = FNBLK_DEFAULT_BW;
-	cfg->sched.grace_ns = FNBLK_DEFAULT_GRACE_NS;
-	cfg->sched.policy = FNBLK_POLICY_ANON;
-	cfg->sched.users = FNBLK_USERS_ALL;
-	cfg->sched.fn.nr = 1;
-	cfg->sched.fn.val[0] = FNBLK_FN_ONE;
+	fnblk_params_default(&cfg->sched);
 }
 
 /* Parse fn_spec into the table, then check every field. */

@@ -605,6 +605,18 @@ const char *const fnblk_store_names[__FNBLK_STORE_MAX] = {
 	[FNBLK_STORE_NONE] = "none",
 };
 
+void fnblk_params_default(struct fnblk_params *p)
+{
+	/* Field by field: the 4 KiB table must not pass through the stack. */
+	__builtin_memset(p, 0, sizeof(*p));
+	p->bw = FNBLK_DEFAULT_BW;
+	p->grace_ns = FNBLK_DEFAULT_GRACE_NS;
+	p->policy = FNBLK_POLICY_ANON;
+	p->users = FNBLK_USERS_ALL;
+	p->fn.nr = 1;
+	p->fn.val[0] = FNBLK_FN_ONE;
+}
+
 int fnblk_params_check(const struct fnblk_params *p, const char **err)
 {
 	u32 i;

@@ -39,6 +39,16 @@ typedef __UINT64_TYPE__ u64;
 #include "../uapi/linux/fnblk.h"
 
 #define FNBLK_NEVER		((u64)~0ULL)
+#define FNBLK_DEFAULT_BW	104857600ULL	/* 100 MiB/s */
+/*
+ * A synchronous writer leaves a gap between one request leaving the
+ * bandwidth stage and its next submission: the latency plus its own
+ * turnaround (microseconds on hardware, up to about a millisecond in an
+ * emulated guest). 2 ms covers that gap, so a checkpoint written one
+ * request at a time counts as one activity period, while staying far
+ * below the compute phases (seconds) that separate checkpoints.
+ */
+#define FNBLK_DEFAULT_GRACE_NS	2000000ULL
 #define FNBLK_BW_MAX		0x10000000000ULL	/* 1 TiB/s */
 #define FNBLK_FN_VAL_MAX	(1024U << FNBLK_FN_SHIFT)
 
@@ -168,6 +178,8 @@ int fnblk_fn_format(const struct fnblk_fn *fn, char *buf, unsigned int len);
 u32 fnblk_fn_value(const struct fnblk_fn *fn, u32 n);
 #define FNBLK_EBUSY	16	/* same values as the kernel's errno */
 #define FNBLK_EINVAL	22
+/* The model's defaults: 100 MiB/s, constant f, anon, all, 2 ms grace. */
+void fnblk_params_default(struct fnblk_params *p);
 /* Validate a parameter set; returns 0 or -FNBLK_EINVAL with err set. */
 int fnblk_params_check(const struct fnblk_params *p, const char **err);
 /* Bin of the n histogram that holds n. */

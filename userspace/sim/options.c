@@ -9,8 +9,6 @@
 #include "options.h"
 #include "units.h"
 
-#define DEFAULT_BW		(100ULL << 20)
-#define DEFAULT_GRACE_NS	2000000ULL
 #define DEFAULT_BS		(1ULL << 20)
 #define QD_MAX			1024
 #define DIRECT_ALIGN		4096	/* O_DIRECT block, as fnblk-fleet */
@@ -35,12 +33,7 @@ int sim_options_init(struct sim_options *o)
 	memset(o, 0, sizeof(*o));
 	if (fleet_config_init(&o->fleet))
 		return -1;
-	o->dev.bw = DEFAULT_BW;
-	o->dev.grace_ns = DEFAULT_GRACE_NS;
-	o->dev.policy = FNBLK_POLICY_ANON;
-	o->dev.users = FNBLK_USERS_ALL;
-	o->dev.fn.nr = 1;
-	o->dev.fn.val[0] = FNBLK_FN_ONE;
+	fnblk_params_default(&o->dev);
 	snprintf(o->fn_spec, sizeof(o->fn_spec), "constant");
 	o->io.bs = DEFAULT_BS;
 	o->io.qd = 1;
