@@ -16,10 +16,13 @@ static void fnblk_submit_bio(struct bio *bio)
 	/*
 	 * A bio-based driver splits for itself: one request is at most
 	 * FNBLK_MAX_IO_BYTES, as one RPC of a remote file system would be.
+	 * Only size matters to fnblk, so smaller bios skip the walk.
 	 */
-	bio = bio_split_to_limits(bio);
-	if (!bio)
-		return;
+	if (unlikely(bio->bi_iter.bi_size > FNBLK_MAX_IO_BYTES)) {
+		bio = bio_split_to_limits(bio);
+		if (!bio)
+			return;
+	}
 	fnblk_io_submit(bio->bi_bdev->bd_disk->private_data, bio);
 }
 
