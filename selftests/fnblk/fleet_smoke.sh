@@ -7,19 +7,13 @@
 # once each get half (slowdown ~2 under f=constant), and that a staggered
 # fleet keeps its firing order. Prints TAP; exits 1 on failure, 4 to skip.
 
-KSFT_SKIP=4
+# TAP helpers; a copy run alone in the test VM finds the installed ones.
+lib=$(dirname "$0")/lib_tap.sh
+[ -f "$lib" ] || lib=/opt/kselftest/fnblk/lib_tap.sh
+. "$lib"
+
 BW_MIB=32
 TMP=$(mktemp -d /tmp/fleet_smoke.XXXXXX)
-n=0
-failed=0
-
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; }
-check() { # description command...
-	desc=$1
-	shift
-	if "$@"; then ok "$desc"; else not_ok "$desc"; fi
-}
 
 param() { # file name
 	sed -n "s/^# param $2=//p" "$1"

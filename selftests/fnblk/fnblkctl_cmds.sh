@@ -6,25 +6,14 @@
 # did (bytes per user keyed by their pids). JSON is read back with
 # "fnblkctl json" (the guest has no jq or python). Prints TAP.
 
-KSFT_SKIP=4
-n=0
-failed=0
+# TAP helpers; a copy run alone in the test VM finds the installed ones.
+lib=$(dirname "$0")/lib_tap.sh
+[ -f "$lib" ] || lib=/opt/kselftest/fnblk/lib_tap.sh
+. "$lib"
+
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() {
-	n=$((n + 1)); failed=$((failed + 1))
-	echo "not ok $n - $1"
-	[ -n "$2" ] && echo "#   $2"
-}
-check_eq() { # description got want
-	if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1" "got '$2', want '$3'"; fi
-}
-check() { # description command...
-	d=$1; shift
-	if "$@"; then ok "$d"; else not_ok "$d"; fi
-}
 # JSON value at PATH of the output of a read command: jget PATH CMD...
 jget() { p=$1; shift; fnblkctl -j "$@" | fnblkctl json "$p"; }
 

@@ -6,30 +6,13 @@
 # n histogram, its active rows the activation counter, its largest n the
 # peak. Prints TAP.
 
-KSFT_SKIP=4
-n=0
-failed=0
+# TAP helpers; a copy run alone in the test VM finds the installed ones.
+lib=$(dirname "$0")/lib_tap.sh
+[ -f "$lib" ] || lib=/opt/kselftest/fnblk/lib_tap.sh
+. "$lib"
+
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() {
-	n=$((n + 1)); failed=$((failed + 1))
-	echo "not ok $n - $1"
-	[ -n "$2" ] && echo "#   $2"
-}
-check() { d=$1; shift; if "$@"; then ok "$d"; else not_ok "$d"; fi; }
-check_eq() { if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1" "got '$2', want '$3'"; fi; }
-
-# Wait (up to 10s) until a monitor writing to FILE has subscribed and
-# printed its start snapshot, so no event of the test can precede it.
-wait_started() {
-	i=0
-	while ! grep -q start "$1" 2>/dev/null && [ $i -lt 100 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-}
 
 command -v fnblkctl >/dev/null || { echo "1..0 # SKIP fnblkctl not installed"; exit $KSFT_SKIP; }
 command -v fio >/dev/null || { echo "1..0 # SKIP fio not installed"; exit $KSFT_SKIP; }

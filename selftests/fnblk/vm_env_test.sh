@@ -6,32 +6,12 @@
 # the host, working modprobe, and fio moving real data through a block
 # device (brd) and back. Prints TAP; exits 1 if any check fails.
 
-KSFT_SKIP=4
+# TAP helpers; a copy run alone in the test VM finds the installed ones.
+lib=$(dirname "$0")/lib_tap.sh
+[ -f "$lib" ] || lib=/opt/kselftest/fnblk/lib_tap.sh
+. "$lib"
+
 total=7
-n=0
-failed=0
-
-ok() {
-	n=$((n + 1))
-	echo "ok $n - $1"
-}
-
-not_ok() {
-	n=$((n + 1))
-	failed=$((failed + 1))
-	echo "not ok $n - $1"
-}
-
-skip() {
-	n=$((n + 1))
-	echo "ok $n - $1 # SKIP $2"
-}
-
-check() { # description command...
-	desc=$1
-	shift
-	if "$@"; then ok "$desc"; else not_ok "$desc"; fi
-}
 
 cgroup2_mounted() {
 	grep -q '^cgroup2 /sys/fs/cgroup cgroup2 ' /proc/mounts

@@ -16,6 +16,7 @@
 #include "../lib/units.h"
 #include "module/fnblk_sched.h"
 #include "report.h"
+#include "../lib/diag.h"
 
 #define PROG "fnblk-analyze"
 
@@ -36,18 +37,6 @@ static void usage(FILE *f)
 "  --fn SPEC            the device's f(n) for the expected interval ratios\n"
 "                       (default: the file's fn param, else constant)\n"
 "  -h, --help\n");
-}
-
-static int usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, PROG ": ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\nTry '" PROG " --help'.\n");
-	return 2;
 }
 
 enum { OPT_JSON = 0x100, OPT_PLOT, OPT_SKIP, OPT_JOBS, OPT_SOLO, OPT_FN };
@@ -140,15 +129,15 @@ int main(int argc, char **argv)
 			break;
 		case OPT_SKIP:
 			if (fnblk_parse_uint(optarg, 0, UINT32_MAX, &skip, &why))
-				return usage_error("skip-cycles: %s", why);
+				return fnblk_usage_error(PROG, "skip-cycles: %s", why);
 			break;
 		case OPT_JOBS:
 			if (fnblk_parse_uint(optarg, 1, 1000000, &jobs_opt, &why))
-				return usage_error("jobs: %s", why);
+				return fnblk_usage_error(PROG, "jobs: %s", why);
 			break;
 		case OPT_SOLO:
 			if (fnblk_parse_duration(optarg, &solo_time, &why))
-				return usage_error("solo-time: %s", why);
+				return fnblk_usage_error(PROG, "solo-time: %s", why);
 			break;
 		case OPT_FN:
 			fn_spec = optarg;
@@ -157,11 +146,11 @@ int main(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			return usage_error("unknown option");
+			return fnblk_usage_error(PROG, "unknown option");
 		}
 	}
 	if (optind + 1 != argc)
-		return usage_error("expected one EVENTS file");
+		return fnblk_usage_error(PROG, "expected one EVENTS file");
 	fnblk_events_init(&ev);
 	if (fnblk_events_read_file(argv[optind], &ev, err, sizeof(err))) {
 		fprintf(stderr, PROG ": %s\n", err);

@@ -15,16 +15,7 @@
 #include <unistd.h>
 
 #include "cgroup.h"
-
-static int seterr(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
+#include "../lib/diag.h"
 
 static int write_file(const char *path, const char *text)
 {
@@ -54,7 +45,7 @@ static int enable_controllers(const char *dir, bool need_memory, char *err,
 
 	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", dir);
 	if (write_file(path, "+memory") && need_memory)
-		return seterr(err, errlen, "%s: +memory: %s", path,
+		return fnblk_seterr(err, errlen, "%s: +memory: %s", path,
 			      strerror(errno));
 	write_file(path, "+io");
 	return 0;
@@ -67,27 +58,27 @@ int fleet_cgroup_create(const char *name, unsigned int jobs,
 	unsigned int j;
 
 	if (access(FLEET_CGROUP_ROOT "/cgroup.controllers", F_OK))
-		return seterr(err, errlen,
+		return fnblk_seterr(err, errlen,
 			      "%s is not a cgroup v2 mount (mount -t cgroup2 none %s)",
 			      FLEET_CGROUP_ROOT, FLEET_CGROUP_ROOT);
 	if (strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, ".."))
-		return seterr(err, errlen, "cgroup name \"%s\": no slashes", name);
+		return fnblk_seterr(err, errlen, "cgroup name \"%s\": no slashes", name);
 	snprintf(dir, sizeof(dir), "%s/%s", FLEET_CGROUP_ROOT, name);
 	if (mkdir(dir, 0755) && errno != EEXIST)
-		return seterr(err, errlen, "%s: %s", dir, strerror(errno));
+		return fnblk_seterr(err, errlen, "%s: %s", dir, strerror(errno));
 	if (enable_controllers(FLEET_CGROUP_ROOT, memory_max, err, errlen) ||
 	    enable_controllers(dir, memory_max, err, errlen))
 		return -1;
 	for (j = 0; j < jobs; j++) {
 		job_dir(path, sizeof(path), name, j);
 		if (mkdir(path, 0755) && errno != EEXIST)
-			return seterr(err, errlen, "%s: %s", path, strerror(errno));
+			return fnblk_seterr(err, errlen, "%s: %s", path, strerror(errno));
 		if (!memory_max)
 			continue;
 		snprintf(val, sizeof(val), "%" PRIu64, memory_max);
 		strncat(path, "/memory.max", sizeof(path) - strlen(path) - 1);
 		if (write_file(path, val))
-			return seterr(err, errlen, "%s: %s", path, strerror(errno));
+			return fnblk_seterr(err, errlen, "%s: %s", path, strerror(errno));
 	}
 	return 0;
 }
@@ -100,7 +91,7 @@ int fleet_cgroup_enter(const char *name, unsigned int job, char *err,
 	job_dir(path, sizeof(path), name, job);
 	strncat(path, "/cgroup.procs", sizeof(path) - strlen(path) - 1);
 	if (write_file(path, "0"))
-		return seterr(err, errlen, "%s: %s", path, strerror(errno));
+		return fnblk_seterr(err, errlen, "%s: %s", path, strerror(errno));
 	return 0;
 }
 

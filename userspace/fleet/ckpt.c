@@ -24,6 +24,7 @@
 #include <liburing.h>
 
 #include "ckpt.h"
+#include "../lib/diag.h"
 
 #define CKPT_ALIGN	4096
 
@@ -37,16 +38,6 @@ struct ckpt_writer {
 	struct io_uring ring;
 	char prev[PATH_MAX];		/* rotate: the file to drop after a write */
 };
-
-static int seterr(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 int ckpt_path_parse(const char *s, enum ckpt_path *p)
 {
@@ -116,29 +107,29 @@ int ckpt_prepare(const struct ckpt_opts *o, unsigned int jobs,
 
 	if (o->dir) {
 		if (stat(o->dir, &st) || !S_ISDIR(st.st_mode))
-			return seterr(err, errlen, "%s: not a directory", o->dir);
+			return fnblk_seterr(err, errlen, "%s: not a directory", o->dir);
 		return 0;
 	}
 	fd = open(o->target, O_RDWR | O_CREAT, 0644);
 	if (fd < 0)
-		return seterr(err, errlen, "%s: %s", o->target, strerror(errno));
+		return fnblk_seterr(err, errlen, "%s: %s", o->target, strerror(errno));
 	if (fstat(fd, &st)) {
-		ret = seterr(err, errlen, "%s: %s", o->target, strerror(errno));
+		ret = fnblk_seterr(err, errlen, "%s: %s", o->target, strerror(errno));
 	} else if (S_ISBLK(st.st_mode)) {
 		if (ioctl(fd, BLKGETSIZE64, &have))
-			ret = seterr(err, errlen, "%s: BLKGETSIZE64: %s",
+			ret = fnblk_seterr(err, errlen, "%s: BLKGETSIZE64: %s",
 				     o->target, strerror(errno));
 		else if (have < need)
-			ret = seterr(err, errlen,
+			ret = fnblk_seterr(err, errlen,
 				     "%s: %" PRIu64 " bytes, %u jobs of %" PRIu64
 				     " need %" PRIu64, o->target, have, jobs,
 				     region, need);
 	} else if (S_ISREG(st.st_mode)) {
 		if ((uint64_t)st.st_size < need && ftruncate(fd, need))
-			ret = seterr(err, errlen, "%s: growing to %" PRIu64 ": %s",
+			ret = fnblk_seterr(err, errlen, "%s: growing to %" PRIu64 ": %s",
 				     o->target, need, strerror(errno));
 	} else {
-		ret = seterr(err, errlen, "%s: not a block device or regular file",
+		ret = fnblk_seterr(err, errlen, "%s: not a block device or regular file",
 			     o->target);
 	}
 	close(fd);
@@ -162,10 +153,10 @@ static int open_file(struct ckpt_writer *w, uint64_t cycle, char *path,
 		     size_t len, char *err, size_t errlen)
 {
 	if (job_file(w, cycle, path, len))
-		return seterr(err, errlen, "%s: path too long", w->o->dir);
+		return fnblk_seterr(err, errlen, "%s: path too long", w->o->dir);
 	w->fd = open(path, open_flags(w->o) | O_CREAT, 0644);
 	if (w->fd < 0)
-		return seterr(err, errlen, "%s: %s", path, strerror(errno));
+		return fnblk_seterr(err, errlen, "%s: %s", path, strerror(errno));
 	return 0;
 }
 
@@ -178,13 +169,13 @@ int ckpt_open(struct ckpt_writer **wp, const struct ckpt_opts *o,
 	int ret;
 
 	if (!w)
-		return seterr(err, errlen, "%s", strerror(ENOMEM));
+		return fnblk_seterr(err, errlen, "%s", strerror(ENOMEM));
 	w->o = o;
 	w->job = job;
 	w->fd = -1;
 	if (posix_memalign((void **)&w->buf, CKPT_ALIGN, o->bs)) {
 		free(w);
-		return seterr(err, errlen, "%s", strerror(ENOMEM));
+		return fnblk_seterr(err, errlen, "%s", strerror(ENOMEM));
 	}
 	/* Never zero, so a store that skips zero pages still keeps it all. */
 	for (i = 0; i < o->bs; i++)
@@ -196,14 +187,14 @@ int ckpt_open(struct ckpt_writer **wp, const struct ckpt_opts *o,
 		w->base = (uint64_t)job * region;
 		w->fd = open(o->target, open_flags(o));
 		if (w->fd < 0) {
-			seterr(err, errlen, "%s: %s", o->target, strerror(errno));
+			fnblk_seterr(err, errlen, "%s: %s", o->target, strerror(errno));
 			goto fail;
 		}
 	}
 	if (o->path == CKPT_DIRECT && o->engine == CKPT_ENGINE_URING) {
 		ret = io_uring_queue_init(o->qd, &w->ring, 0);
 		if (ret < 0) {
-			seterr(err, errlen, "io_uring_queue_init: %s (try --engine psync)",
+			fnblk_seterr(err, errlen, "io_uring_queue_init: %s (try --engine psync)",
 			       strerror(-ret));
 			goto fail;
 		}
@@ -239,7 +230,7 @@ static int write_uring(struct ckpt_writer *w, uint64_t off, uint64_t bytes,
 		}
 		ret = io_uring_submit_and_wait(&w->ring, 1);
 		if (ret < 0)
-			return seterr(err, errlen, "io_uring_submit: %s",
+			return fnblk_seterr(err, errlen, "io_uring_submit: %s",
 				      strerror(-ret));
 		while (io_uring_peek_cqe(&w->ring, &cqe) == 0) {
 			uint64_t want = io_uring_cqe_get_data64(cqe);
@@ -248,10 +239,10 @@ static int write_uring(struct ckpt_writer *w, uint64_t off, uint64_t bytes,
 			io_uring_cqe_seen(&w->ring, cqe);
 			inflight--;
 			if (res < 0)
-				return seterr(err, errlen, "write: %s",
+				return fnblk_seterr(err, errlen, "write: %s",
 					      strerror(-res));
 			if ((uint64_t)res != want)
-				return seterr(err, errlen, "short write: %d of %" PRIu64,
+				return fnblk_seterr(err, errlen, "short write: %d of %" PRIu64,
 					      res, want);
 			done += want;
 		}
@@ -271,10 +262,10 @@ static int write_psync(struct ckpt_writer *w, uint64_t off, uint64_t bytes,
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			return seterr(err, errlen, "pwrite: %s", strerror(errno));
+			return fnblk_seterr(err, errlen, "pwrite: %s", strerror(errno));
 		}
 		if (n == 0)
-			return seterr(err, errlen, "pwrite: no progress");
+			return fnblk_seterr(err, errlen, "pwrite: no progress");
 		done += n;
 	}
 	return 0;
@@ -290,17 +281,17 @@ static int write_mmap(struct ckpt_writer *w, uint64_t off, uint64_t bytes,
 	if (!bytes)
 		return 0;
 	if (w->o->dir && ftruncate(w->fd, off + bytes))
-		return seterr(err, errlen, "ftruncate: %s", strerror(errno));
+		return fnblk_seterr(err, errlen, "ftruncate: %s", strerror(errno));
 	map = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, w->fd, off);
 	if (map == MAP_FAILED)
-		return seterr(err, errlen, "mmap: %s", strerror(errno));
+		return fnblk_seterr(err, errlen, "mmap: %s", strerror(errno));
 	for (done = 0; done < bytes; done += w->o->bs) {
 		uint64_t len = bytes - done < w->o->bs ? bytes - done : w->o->bs;
 
 		memcpy(map + done, w->buf, len);
 	}
 	if (msync(map, bytes, MS_SYNC))
-		ret = seterr(err, errlen, "msync: %s", strerror(errno));
+		ret = fnblk_seterr(err, errlen, "msync: %s", strerror(errno));
 	munmap(map, bytes);
 	return ret;
 }
@@ -320,12 +311,12 @@ int ckpt_write(struct ckpt_writer *w, uint64_t bytes, uint64_t cycle,
 				    : write_psync(w, w->base, bytes, err, errlen);
 		/* A file's new blocks need their metadata on disk too. */
 		if (!ret && w->o->dir && fdatasync(w->fd))
-			ret = seterr(err, errlen, "fdatasync: %s", strerror(errno));
+			ret = fnblk_seterr(err, errlen, "fdatasync: %s", strerror(errno));
 		break;
 	case CKPT_BUFFERED:
 		ret = write_psync(w, w->base, bytes, err, errlen);
 		if (!ret && fsync(w->fd))
-			ret = seterr(err, errlen, "fsync: %s", strerror(errno));
+			ret = fnblk_seterr(err, errlen, "fsync: %s", strerror(errno));
 		break;
 	case CKPT_DSYNC:
 		ret = write_psync(w, w->base, bytes, err, errlen);
@@ -334,14 +325,14 @@ int ckpt_write(struct ckpt_writer *w, uint64_t bytes, uint64_t cycle,
 		ret = write_mmap(w, w->base, bytes, err, errlen);
 		break;
 	default:
-		ret = seterr(err, errlen, "unknown path");
+		ret = fnblk_seterr(err, errlen, "unknown path");
 	}
 	if (w->o->dir && w->o->rotate) {
 		close(w->fd);
 		w->fd = -1;
 		/* Like a real rotation: the old checkpoint goes once the new is safe. */
 		if (!ret && w->prev[0] && unlink(w->prev) && errno != ENOENT)
-			ret = seterr(err, errlen, "%s: %s", w->prev, strerror(errno));
+			ret = fnblk_seterr(err, errlen, "%s: %s", w->prev, strerror(errno));
 		snprintf(w->prev, sizeof(w->prev), "%s", path);
 	}
 	return ret;

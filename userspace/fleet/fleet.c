@@ -26,6 +26,7 @@
 #include "compute.h"
 #include "run.h"
 #include "summary.h"
+#include "../lib/diag.h"
 
 #define PROG "fnblk-fleet"
 
@@ -70,18 +71,6 @@ static void usage(FILE *f)
 "  --start-delay DUR       from every job ready to the fleet's time 0 (50ms)\n"
 "  -q, --quiet             no progress line and no summary\n"
 "  -h, --help\n");
-}
-
-static int usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, PROG ": ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\nTry '" PROG " --help'.\n");
-	return 2;
 }
 
 enum {
@@ -146,30 +135,30 @@ static int parse_args(struct fleet_run *r, int argc, char **argv)
 		case OPT_SCHEDULE:
 			if (fleet_config_set(&r->cfg, long_opts[idx].name, optarg,
 					     err, sizeof(err)))
-				return usage_error("%s", err);
+				return fnblk_usage_error(PROG, "%s", err);
 			break;
 		case OPT_COMPUTE_MODE:
 			if (compute_mode_parse(optarg, &r->comp.mode))
-				return usage_error("compute-mode: expected sleep or spin");
+				return fnblk_usage_error(PROG, "compute-mode: expected sleep or spin");
 			break;
 		case OPT_PATH:
 			if (ckpt_path_parse(optarg, &r->io.path))
-				return usage_error("path: expected direct, buffered, dsync or mmap");
+				return fnblk_usage_error(PROG, "path: expected direct, buffered, dsync or mmap");
 			break;
 		case OPT_ENGINE:
 			if (ckpt_engine_parse(optarg, &r->io.engine))
-				return usage_error("engine: expected uring or psync");
+				return fnblk_usage_error(PROG, "engine: expected uring or psync");
 			break;
 		case OPT_QD:
 			if (fnblk_parse_uint(optarg, 1, 4096, &v, &why))
-				return usage_error("qd: %s", why);
+				return fnblk_usage_error(PROG, "qd: %s", why);
 			r->io.qd = v;
 			break;
 		case OPT_BS:
 			if (fnblk_parse_size(optarg, &v, &why))
-				return usage_error("bs: %s", why);
+				return fnblk_usage_error(PROG, "bs: %s", why);
 			if (!v || v % 4096)
-				return usage_error("bs: must be a positive multiple of 4KiB");
+				return fnblk_usage_error(PROG, "bs: must be a positive multiple of 4KiB");
 			r->io.bs = v;
 			break;
 		case OPT_DIR:
@@ -183,7 +172,7 @@ static int parse_args(struct fleet_run *r, int argc, char **argv)
 			break;
 		case OPT_MEMORY_MAX:
 			if (fnblk_parse_size(optarg, &r->memory_max, &why))
-				return usage_error("memory-max: %s", why);
+				return fnblk_usage_error(PROG, "memory-max: %s", why);
 			break;
 		case 'o':
 			r->csv_path = optarg;
@@ -196,21 +185,21 @@ static int parse_args(struct fleet_run *r, int argc, char **argv)
 			break;
 		case OPT_SOLO_TIME:
 			if (fnblk_parse_duration(optarg, &r->solo_time_ns, &why))
-				return usage_error("solo-time: %s", why);
+				return fnblk_usage_error(PROG, "solo-time: %s", why);
 			break;
 		case OPT_PARAM: {
 			char *eq = strchr(optarg, '=');
 
 			if (!eq || eq == optarg)
-				return usage_error("param: expected NAME=VALUE");
+				return fnblk_usage_error(PROG, "param: expected NAME=VALUE");
 			*eq = '\0';
 			if (fnblk_events_set_param(&r->user, optarg, eq + 1))
-				return usage_error("param: %s", strerror(errno));
+				return fnblk_usage_error(PROG, "param: %s", strerror(errno));
 			break;
 		}
 		case OPT_START_DELAY:
 			if (fnblk_parse_duration(optarg, &r->start_delay_ns, &why))
-				return usage_error("start-delay: %s", why);
+				return fnblk_usage_error(PROG, "start-delay: %s", why);
 			break;
 		case 'q':
 			r->quiet = true;
@@ -219,23 +208,23 @@ static int parse_args(struct fleet_run *r, int argc, char **argv)
 			usage(stdout);
 			exit(0);
 		default:
-			return usage_error("unknown option");
+			return fnblk_usage_error(PROG, "unknown option");
 		}
 	}
 	if (r->io.dir) {
 		if (optind != argc)
-			return usage_error("--dir and a TARGET are exclusive");
+			return fnblk_usage_error(PROG, "--dir and a TARGET are exclusive");
 	} else {
 		if (optind + 1 != argc)
-			return usage_error("expected one TARGET (or --dir DIR)");
+			return fnblk_usage_error(PROG, "expected one TARGET (or --dir DIR)");
 		r->io.target = argv[optind];
 	}
 	if (r->io.rotate && !r->io.dir)
-		return usage_error("--rotate needs --dir");
+		return fnblk_usage_error(PROG, "--rotate needs --dir");
 	if (r->memory_max && !r->cgroup)
-		return usage_error("--memory-max needs --cgroup");
+		return fnblk_usage_error(PROG, "--memory-max needs --cgroup");
 	if (fleet_config_check(&r->cfg, err, sizeof(err)))
-		return usage_error("%s", err);
+		return fnblk_usage_error(PROG, "%s", err);
 	return 0;
 }
 
@@ -340,7 +329,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (fleet_plan(&r.cfg, r.plan, err, sizeof(err)))
-		return usage_error("%s", err);
+		return fnblk_usage_error(PROG, "%s", err);
 	for (j = 0; j < r.cfg.jobs; j++) {
 		uint64_t b = ckpt_write_size(&r.io, r.plan[j].size);
 

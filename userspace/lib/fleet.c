@@ -16,6 +16,7 @@
 
 #include "fleet.h"
 #include "units.h"
+#include "diag.h"
 
 /* Salts that give phases, T, S and jitter their own streams of one seed. */
 #define SALT_PHASE	0x70686173655f5f31ULL
@@ -86,16 +87,6 @@ double fleet_rng_exponential(struct fleet_rng *r, double mean)
 
 /* ---- distributions ---- */
 
-static int seterr(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
 static int parse_quantity(const char *s, enum fleet_unit unit, double *v,
 			  const char **why)
 {
@@ -117,25 +108,25 @@ static int parse_list(const char *s, enum fleet_unit unit, double **out,
 	size_t n = 0;
 
 	if (!copy)
-		return seterr(err, errlen, "%s", strerror(ENOMEM));
+		return fnblk_seterr(err, errlen, "%s", strerror(ENOMEM));
 	for (tok = strtok_r(copy, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
 		const char *why;
 		double *nv = realloc(v, (n + 1) * sizeof(*v));
 
 		if (!nv) {
-			seterr(err, errlen, "%s", strerror(ENOMEM));
+			fnblk_seterr(err, errlen, "%s", strerror(ENOMEM));
 			goto fail;
 		}
 		v = nv;
 		if (parse_quantity(tok, unit, &v[n], &why)) {
-			seterr(err, errlen, "\"%s\": %s", tok, why);
+			fnblk_seterr(err, errlen, "\"%s\": %s", tok, why);
 			goto fail;
 		}
 		n++;
 	}
 	if (!n) {
-		seterr(err, errlen, "empty list");
+		fnblk_seterr(err, errlen, "empty list");
 		goto fail;
 	}
 	free(copy);
@@ -173,7 +164,7 @@ int fleet_dist_parse(const char *spec, enum fleet_unit unit,
 			return -1;
 		if (nr != kinds[i].args) {
 			free(args);
-			return seterr(err, errlen, "%s takes %zu value%s",
+			return fnblk_seterr(err, errlen, "%s takes %zu value%s",
 				      kinds[i].prefix, kinds[i].args,
 				      kinds[i].args > 1 ? "s" : "");
 		}
@@ -182,9 +173,9 @@ int fleet_dist_parse(const char *spec, enum fleet_unit unit,
 		n.b = nr > 1 ? args[1] : 0;
 		free(args);
 		if (n.kind == FLEET_DIST_UNIFORM && n.b < n.a)
-			return seterr(err, errlen, "uniform:a,b needs a <= b");
+			return fnblk_seterr(err, errlen, "uniform:a,b needs a <= b");
 		if (n.kind == FLEET_DIST_EXPONENTIAL && n.a <= 0)
-			return seterr(err, errlen, "exponential mean must be > 0");
+			return fnblk_seterr(err, errlen, "exponential mean must be > 0");
 		goto done;
 	}
 	if (parse_list(spec, unit, &n.list, &n.nr, err, errlen))
@@ -193,7 +184,7 @@ done:
 	n.spec = strdup(spec);
 	if (!n.spec) {
 		free(n.list);
-		return seterr(err, errlen, "%s", strerror(ENOMEM));
+		return fnblk_seterr(err, errlen, "%s", strerror(ENOMEM));
 	}
 	fleet_dist_free(d);
 	*d = n;
@@ -295,7 +286,7 @@ static int read_phase_file(struct fleet_config *c, const char *path,
 	size_t bufcap = 0;
 
 	if (!f)
-		return seterr(err, errlen, "%s: %s", path, strerror(errno));
+		return fnblk_seterr(err, errlen, "%s: %s", path, strerror(errno));
 	while (getline(&buf, &bufcap, f) >= 0) {
 		const char *why;
 
@@ -314,13 +305,13 @@ static int read_phase_file(struct fleet_config *c, const char *path,
 			cap = cap ? 2 * cap : 64;
 			no = realloc(off, cap * sizeof(*off));
 			if (!no) {
-				seterr(err, errlen, "%s", strerror(ENOMEM));
+				fnblk_seterr(err, errlen, "%s", strerror(ENOMEM));
 				goto fail;
 			}
 			off = no;
 		}
 		if (fnblk_parse_duration(s, &off[n], &why)) {
-			seterr(err, errlen, "%s:%zu: \"%s\": %s", path, line, s,
+			fnblk_seterr(err, errlen, "%s:%zu: \"%s\": %s", path, line, s,
 			       why);
 			goto fail;
 		}
@@ -330,7 +321,7 @@ static int read_phase_file(struct fleet_config *c, const char *path,
 	free(buf);
 	if (!n) {
 		free(off);
-		return seterr(err, errlen, "%s: no offsets", path);
+		return fnblk_seterr(err, errlen, "%s: no offsets", path);
 	}
 	free(c->phase_file);
 	free(c->phase_offsets);
@@ -338,7 +329,7 @@ static int read_phase_file(struct fleet_config *c, const char *path,
 	c->phase_offsets = off;
 	c->nr_phase_offsets = n;
 	c->phases = FLEET_PHASE_FILE;
-	return c->phase_file ? 0 : seterr(err, errlen, "%s", strerror(ENOMEM));
+	return c->phase_file ? 0 : fnblk_seterr(err, errlen, "%s", strerror(ENOMEM));
 fail:
 	fclose(f);
 	free(buf);
@@ -374,7 +365,7 @@ int fleet_config_set(struct fleet_config *c, const char *name,
 
 	if (!strcmp(name, "jobs")) {
 		if (fnblk_parse_uint(value, 1, 100000, &v, &why))
-			return seterr(err, errlen, "jobs: %s", why);
+			return fnblk_seterr(err, errlen, "jobs: %s", why);
 		c->jobs = v;
 	} else if (!strcmp(name, "compute") || !strcmp(name, "size")) {
 		int is_size = !strcmp(name, "size");
@@ -383,10 +374,10 @@ int fleet_config_set(struct fleet_config *c, const char *name,
 		if (fleet_dist_parse(value, is_size ? FLEET_UNIT_SIZE :
 				     FLEET_UNIT_TIME, is_size ? &c->size :
 				     &c->compute, e2, sizeof(e2)))
-			return seterr(err, errlen, "%s: %s", name, e2);
+			return fnblk_seterr(err, errlen, "%s: %s", name, e2);
 	} else if (!strcmp(name, "jitter")) {
 		if (parse_fraction(value, &x) || x >= 1)
-			return seterr(err, errlen,
+			return fnblk_seterr(err, errlen,
 				      "jitter: expected a fraction in [0, 1) such as 0.05 or 5%%");
 		c->jitter = x;
 	} else if (!strcmp(name, "phases")) {
@@ -399,28 +390,28 @@ int fleet_config_set(struct fleet_config *c, const char *name,
 		else if (!strncmp(value, "file:", 5) && value[5])
 			return read_phase_file(c, value + 5, err, errlen);
 		else
-			return seterr(err, errlen,
+			return fnblk_seterr(err, errlen,
 				      "phases: expected sync, random, stagger or file:PATH");
 	} else if (!strcmp(name, "period")) {
 		if (fnblk_parse_duration(value, &c->period_ns, &why))
-			return seterr(err, errlen, "period: %s", why);
+			return fnblk_seterr(err, errlen, "period: %s", why);
 	} else if (!strcmp(name, "seed")) {
 		if (fnblk_parse_uint(value, 0, UINT64_MAX, &c->seed, &why))
-			return seterr(err, errlen, "seed: %s", why);
+			return fnblk_seterr(err, errlen, "seed: %s", why);
 	} else if (!strcmp(name, "cycles")) {
 		if (fnblk_parse_uint(value, 0, UINT32_MAX, &c->cycles, &why))
-			return seterr(err, errlen, "cycles: %s", why);
+			return fnblk_seterr(err, errlen, "cycles: %s", why);
 	} else if (!strcmp(name, "duration")) {
 		if (fnblk_parse_duration(value, &c->duration_ns, &why))
-			return seterr(err, errlen, "duration: %s", why);
+			return fnblk_seterr(err, errlen, "duration: %s", why);
 	} else if (!strcmp(name, "power-cap")) {
 		if (parse_fraction(value, &x) || strchr(value, '%'))
-			return seterr(err, errlen,
+			return fnblk_seterr(err, errlen,
 				      "power-cap: expected a number of jobs' worth of power (0 = none)");
 		c->power_cap = x;
 	} else if (!strcmp(name, "power-step")) {
 		if (fnblk_parse_duration(value, &v, &why) || !v)
-			return seterr(err, errlen, "power-step: %s",
+			return fnblk_seterr(err, errlen, "power-step: %s",
 				      v ? why : "must be > 0");
 		c->power_step_ns = v;
 	} else {
@@ -432,10 +423,10 @@ int fleet_config_set(struct fleet_config *c, const char *name,
 int fleet_config_check(const struct fleet_config *c, char *err, size_t errlen)
 {
 	if (!c->cycles && !c->duration_ns)
-		return seterr(err, errlen,
+		return fnblk_seterr(err, errlen,
 			      "cycles 0 needs a duration to stop the run");
 	if (c->phases == FLEET_PHASE_FILE && c->nr_phase_offsets < c->jobs)
-		return seterr(err, errlen, "phase file %s has %zu offsets for %u jobs",
+		return fnblk_seterr(err, errlen, "phase file %s has %zu offsets for %u jobs",
 			      c->phase_file, c->nr_phase_offsets, c->jobs);
 	return 0;
 }

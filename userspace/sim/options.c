@@ -8,6 +8,7 @@
 
 #include "options.h"
 #include "units.h"
+#include "diag.h"
 
 #define DEFAULT_BS		(1ULL << 20)
 #define QD_MAX			1024
@@ -17,16 +18,6 @@ const char *const sim_device_options[] = {
 	"bw", "fn", "latency", "overhead", "grace", "policy", "users",
 	"bs", "qd", NULL
 };
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 int sim_options_init(struct sim_options *o)
 {
@@ -67,44 +58,44 @@ static int set_device(struct sim_options *o, const char *name,
 
 	if (!strcmp(name, "bw")) {
 		if (fnblk_parse_rate(value, &o->dev.bw, &why))
-			return fail(err, errlen, "bw: %s", why);
+			return fnblk_seterr(err, errlen, "bw: %s", why);
 	} else if (!strcmp(name, "fn")) {
 		if (strlen(value) >= sizeof(o->fn_spec))
-			return fail(err, errlen, "fn: longer than %d characters",
+			return fnblk_seterr(err, errlen, "fn: longer than %d characters",
 				    FNBLK_FN_SPEC_LEN - 1);
 		if (fnblk_fn_parse(value, &o->dev.fn, &why))
-			return fail(err, errlen, "fn: %s", why);
+			return fnblk_seterr(err, errlen, "fn: %s", why);
 		snprintf(o->fn_spec, sizeof(o->fn_spec), "%s", value);
 	} else if (!strcmp(name, "latency")) {
 		if (fnblk_parse_duration(value, &o->dev.latency_ns, &why))
-			return fail(err, errlen, "latency: %s", why);
+			return fnblk_seterr(err, errlen, "latency: %s", why);
 	} else if (!strcmp(name, "overhead")) {
 		if (fnblk_parse_size(value, &o->dev.overhead, &why))
-			return fail(err, errlen, "overhead: %s", why);
+			return fnblk_seterr(err, errlen, "overhead: %s", why);
 	} else if (!strcmp(name, "grace")) {
 		if (fnblk_parse_duration(value, &o->dev.grace_ns, &why))
-			return fail(err, errlen, "grace: %s", why);
+			return fnblk_seterr(err, errlen, "grace: %s", why);
 	} else if (!strcmp(name, "policy")) {
 		if (parse_enum(value, fnblk_policy_names, __FNBLK_POLICY_MAX,
 			       &o->dev.policy))
-			return fail(err, errlen,
+			return fnblk_seterr(err, errlen,
 				    "policy: expected anon, fifo or weighted");
 	} else if (!strcmp(name, "users")) {
 		if (parse_enum(value, fnblk_users_names, __FNBLK_USERS_MAX,
 			       &o->dev.users))
-			return fail(err, errlen, "users: expected all or writes");
+			return fnblk_seterr(err, errlen, "users: expected all or writes");
 	} else if (!strcmp(name, "bs")) {
 		if (fnblk_parse_size(value, &o->io.bs, &why))
-			return fail(err, errlen, "bs: %s", why);
+			return fnblk_seterr(err, errlen, "bs: %s", why);
 	} else if (!strcmp(name, "qd")) {
 		if (fnblk_parse_uint(value, 1, QD_MAX, &v, &why))
-			return fail(err, errlen, "qd: %s", why);
+			return fnblk_seterr(err, errlen, "qd: %s", why);
 		o->io.qd = (unsigned int)v;
 	} else {
 		return 1;
 	}
 	if (fnblk_params_check(&o->dev, &why))
-		return fail(err, errlen, "%s: %s", name, why);
+		return fnblk_seterr(err, errlen, "%s: %s", name, why);
 	return 0;
 }
 
@@ -204,7 +195,7 @@ int fleet_workload_init(struct fleet_workload *fw,
 	fw->fleet = fleet;
 	fw->jobs = calloc(fleet->jobs, sizeof(*fw->jobs));
 	if (!fw->jobs)
-		return fail(err, errlen, "out of memory for %u jobs",
+		return fnblk_seterr(err, errlen, "out of memory for %u jobs",
 			    fleet->jobs);
 	if (fleet_plan(fleet, fw->jobs, err, errlen)) {
 		fleet_workload_free(fw);
