@@ -30,15 +30,7 @@ flood() { # label expected-stderr expected-after-resync monitor-options...
 	fnblkctl monitor $dev --csv --rcvbuf 1 "$@" >$tmp/n.csv 2>$tmp/err &
 	mon=$!
 	wait_started $tmp/n.csv
-	kill -STOP $mon
-	i=0
-	while [ $i -lt $WRITERS ]; do
-		dd if=/dev/zero of=/dev/$dev bs=4k count=50 seek=$((i * 50)) \
-			oflag=direct 2>/dev/null &
-		i=$((i + 1))
-	done
-	wait_writers
-	kill -CONT $mon
+	storm
 	sleep 1
 	# One last writer after the storm: tracked exactly again.
 	dd if=/dev/zero of=/dev/$dev bs=4k count=1 oflag=direct 2>/dev/null &
@@ -94,6 +86,20 @@ wait_writers() {
 	done
 }
 
+# With the monitor stopped, WRITERS users come and go at once: far more
+# events than its tiny buffer holds. Then the monitor runs again.
+storm() {
+	kill -STOP $mon
+	i=0
+	while [ $i -lt $WRITERS ]; do
+		dd if=/dev/zero of=/dev/$dev bs=4k count=50 seek=$((i * 50)) \
+			oflag=direct 2>/dev/null &
+		i=$((i + 1))
+	done
+	wait_writers
+	kill -CONT $mon
+}
+
 echo "TAP version 13"
 dev=$(fnblkctl dev add size 64MiB bw 0 grace 0) ||
 	{ not_ok "dev add"; echo "1..$n"; exit 1; }
@@ -108,15 +114,7 @@ flood "silent drops" "events lost (seq " suffix --no-enobufs
 fnblkctl -j monitor $dev --rcvbuf 1 >$tmp/n.jsonl 2>$tmp/err &
 mon=$!
 wait_started $tmp/n.jsonl
-kill -STOP $mon
-i=0
-while [ $i -lt $WRITERS ]; do
-	dd if=/dev/zero of=/dev/$dev bs=4k count=50 seek=$((i * 50)) \
-		oflag=direct 2>/dev/null &
-	i=$((i + 1))
-done
-wait_writers
-kill -CONT $mon
+storm
 sleep 1
 kill -TERM $mon
 wait $mon

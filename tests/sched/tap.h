@@ -85,4 +85,18 @@ static inline int tap_done(void)
 	return tap_failures ? 1 : 0;
 }
 
+/* got is want, or at most slack ns later (the clock rounds ends up). */
+static inline bool at(uint64_t got, uint64_t want, uint64_t slack,
+		      const char *what)
+{
+	bool pass = got >= want && got <= want + slack;
+
+	ok(pass, "%s", what);
+	if (!pass)
+		diag("expected %llu ns (+%llu), got %llu ns",
+		     (unsigned long long)want, (unsigned long long)slack,
+		     (unsigned long long)got);
+	return pass;
+}
+
 #endif /* FNBLK_TAP_H */

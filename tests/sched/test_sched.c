@@ -96,19 +96,6 @@ static void run_until(struct host *h, uint64_t limit)
 		fnblk_sched_run(&h->s, limit);
 }
 
-/* got is t, or at most slack ns later (the clock rounds ends up). */
-static bool at(uint64_t got, uint64_t want, uint64_t slack, const char *what)
-{
-	bool pass = got >= want && got <= want + slack;
-
-	ok(pass, "%s", what);
-	if (!pass)
-		diag("expected %llu ns (+%llu), got %llu ns",
-		     (unsigned long long)want, (unsigned long long)slack,
-		     (unsigned long long)got);
-	return pass;
-}
-
 /* B = 1e8 B/s and S = 1e6 B: 10 ms alone. */
 #define BW	100000000ULL
 #define S	1000000ULL

@@ -75,18 +75,6 @@ out:
 	return ret;
 }
 
-static bool at(uint64_t got, uint64_t want, uint64_t slack, const char *what)
-{
-	bool pass = got >= want && got <= want + slack;
-
-	ok(pass, "%s", what);
-	if (!pass)
-		diag("expected %llu ns (+%llu), got %llu ns",
-		     (unsigned long long)want, (unsigned long long)slack,
-		     (unsigned long long)got);
-	return pass;
-}
-
 /* slack: ns the clock may add, one per service end the write went through. */
 static void check_slack(const struct log *l, unsigned int job,
 			unsigned int cycle, uint64_t start, uint64_t end,
