@@ -6,13 +6,15 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include <getopt.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../lib/cli.h"
 #include "../lib/events.h"
+#include "../lib/fleet.h"
 #include "../lib/units.h"
 #include "module/fnblk_sched.h"
 #include "report.h"
@@ -20,36 +22,69 @@
 
 #define PROG "fnblk-analyze"
 
-static void usage(FILE *f)
+/* What the command line says. */
+static struct {
+	const char *plot_dir;
+	const char *fn_spec;
+	uint64_t skip;
+	uint64_t jobs;		/* 0: from the file */
+	uint64_t solo_time;	/* 0: from the file */
+	bool json;
+} args;
+
+/* --fn is checked at once, with the module's own parser. */
+static int set_fn(void *ctx, const struct cli_option *o, const char *arg,
+		  char *err, size_t errlen)
 {
-	fprintf(f,
-"Usage: " PROG " [OPTIONS] EVENTS\n"
-"Analyse checkpoint writes (fnblk-fleet / fnblk-sim events, CSV or JSON lines;\n"
-"'-' reads stdin): concurrent writers against independent phases, firing\n"
-"order, phase-gap return maps, Kuramoto r, start-interval ratios, slowdown.\n"
-"\n"
-"  --json               print the analysis as JSON instead of tables\n"
-"  --plot DIR           PNG figures (and their data and gnuplot script) in DIR\n"
-"  --skip-cycles K      leave out each job's cycles 0..K-1 (start-up)\n"
-"  --jobs N             number of jobs (default: param jobs, else largest+1)\n"
-"  --solo-time DUR      a write's time alone, for every job (default: the\n"
-"                       file's solo_ns.J params)\n"
-"  --fn SPEC            the device's f(n) for the expected interval ratios\n"
-"                       (default: the file's fn param, else constant)\n"
-"  -h, --help\n");
+	static struct fnblk_fn fn;
+	const char *why = NULL;
+
+	(void)ctx;
+	(void)o;
+	if (fnblk_fn_parse(arg, &fn, &why))
+		return fnblk_seterr(err, errlen, "%s", why ? why : "invalid f(n)");
+	args.fn_spec = arg;
+	return 0;
 }
 
-enum { OPT_JSON = 0x100, OPT_PLOT, OPT_SKIP, OPT_JOBS, OPT_SOLO, OPT_FN };
+static const struct cli_option analysis_options[] = {
+	{ .name = "plot", .arg = "DIR", .type = CLI_STRING, .var = &args.plot_dir,
+	  .help = "draw PNG figures (with their data and gnuplot script) in DIR" },
+	{ .name = "skip-cycles", .arg = "K", .type = CLI_U64, .var = &args.skip,
+	  .max = UINT32_MAX,
+	  .help = "leave out each job's cycles 0..K-1 (start-up)" },
+	{ .name = "jobs", .arg = "N", .type = CLI_U64, .var = &args.jobs,
+	  .min = 1, .max = FLEET_JOBS_MAX,
+	  .dflt = "the file's jobs param, else the largest job + 1",
+	  .help = "number of jobs" },
+	{ .name = "solo-time", .arg = "DUR", .type = CLI_DURATION,
+	  .var = &args.solo_time, .dflt = "the file's solo_ns.J params",
+	  .help = "a write's time alone, for every job: the denominator of "
+		  "the slowdown" },
+	{ .name = "fn", .arg = "SPEC", .type = CLI_CALL, .set = set_fn,
+	  .dflt = "the file's fn param, else constant",
+	  .help = "the device's f(n), for the expected interval ratios" },
+	{ .name = NULL },
+};
 
-static const struct option long_opts[] = {
-	{ "json", no_argument, NULL, OPT_JSON },
-	{ "plot", required_argument, NULL, OPT_PLOT },
-	{ "skip-cycles", required_argument, NULL, OPT_SKIP },
-	{ "jobs", required_argument, NULL, OPT_JOBS },
-	{ "solo-time", required_argument, NULL, OPT_SOLO },
-	{ "fn", required_argument, NULL, OPT_FN },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+static const char *const usage[] = { "[OPTIONS] EVENTS", NULL };
+
+static const struct cli_group groups[] = {
+	{ .title = "Options", .options = analysis_options },
+	{ .title = NULL },
+};
+
+static const struct cli_program prog = {
+	.name = PROG,
+	.usage = usage,
+	.about = "Analyse the checkpoint writes of a fleet run (the events "
+		 "fnblk-fleet or fnblk-sim wrote, CSV or JSON lines; '-' reads "
+		 "standard input): concurrent writers against independent "
+		 "phases, firing order, phase-gap return maps, the Kuramoto "
+		 "order parameter, start-interval ratios and write slowdown.",
+	.groups = groups,
+	.json = &args.json,
+	.json_help = "print the analysis as JSON instead of tables",
 };
 
 static unsigned int count_jobs(const struct fnblk_events *e)
@@ -60,7 +95,7 @@ static unsigned int count_jobs(const struct fnblk_events *e)
 	uint64_t v;
 	const char *why;
 
-	if (p && !fnblk_parse_uint(p, 1, 1000000, &v, &why))
+	if (p && !fnblk_parse_uint(p, 1, FLEET_JOBS_MAX, &v, &why))
 		return v;
 	for (i = 0; i < e->nr; i++)
 		if (e->ev[i].job + 1 > max)
@@ -98,7 +133,7 @@ static int fn_values(const char *spec, unsigned int jobs, double *f)
 	unsigned int n;
 
 	if (fnblk_fn_parse(spec, &fn, &why)) {
-		fprintf(stderr, PROG ": fn %s: %s\n", spec, why ? why : "invalid");
+		cli_error(&prog, "fn %s: %s", spec, why ? why : "invalid");
 		return -1;
 	}
 	f[0] = 0;
@@ -110,89 +145,66 @@ static int fn_values(const char *spec, unsigned int jobs, double *f)
 
 int main(int argc, char **argv)
 {
-	const char *plot_dir = NULL, *why, *fn_spec = NULL;
-	uint64_t skip = 0, jobs_opt = 0, solo_time = 0;
+	const char *fn_spec, *path;
 	struct fnblk_events ev;
 	struct report rep;
 	char err[512];
 	unsigned int jobs;
 	double *solo, *f;
-	int c, json = 0, ret = 0;
+	int first, ret;
 
-	while ((c = getopt_long(argc, argv, "h", long_opts, NULL)) != -1) {
-		switch (c) {
-		case OPT_JSON:
-			json = 1;
-			break;
-		case OPT_PLOT:
-			plot_dir = optarg;
-			break;
-		case OPT_SKIP:
-			if (fnblk_parse_uint(optarg, 0, UINT32_MAX, &skip, &why))
-				return fnblk_usage_error(PROG, "skip-cycles: %s", why);
-			break;
-		case OPT_JOBS:
-			if (fnblk_parse_uint(optarg, 1, 1000000, &jobs_opt, &why))
-				return fnblk_usage_error(PROG, "jobs: %s", why);
-			break;
-		case OPT_SOLO:
-			if (fnblk_parse_duration(optarg, &solo_time, &why))
-				return fnblk_usage_error(PROG, "solo-time: %s", why);
-			break;
-		case OPT_FN:
-			fn_spec = optarg;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			return fnblk_usage_error(PROG, "unknown option");
-		}
-	}
-	if (optind + 1 != argc)
-		return fnblk_usage_error(PROG, "expected one EVENTS file");
+	ret = cli_parse(&prog, argc, argv, &first);
+	if (ret != CLI_CONTINUE)
+		return ret;
+	if (first + 1 != argc)
+		return cli_usage_error(&prog, first == argc ? "no EVENTS file" :
+				       "expected one EVENTS file, not %d",
+				       argc - first);
+	path = argv[first];
+	ret = 0;
+	fn_spec = args.fn_spec;
 	fnblk_events_init(&ev);
-	if (fnblk_events_read_file(argv[optind], &ev, err, sizeof(err))) {
-		fprintf(stderr, PROG ": %s\n", err);
+	if (fnblk_events_read_file(path, &ev, err, sizeof(err))) {
+		cli_error(&prog, "%s", err);
 		return 1;
 	}
 	if (!ev.nr) {
-		fprintf(stderr, PROG ": %s: no writes\n", argv[optind]);
+		cli_error(&prog, "%s: no writes", path);
 		fnblk_events_free(&ev);
 		return 1;
 	}
-	jobs = jobs_opt ? jobs_opt : count_jobs(&ev);
+	jobs = args.jobs ? args.jobs : count_jobs(&ev);
 	solo = calloc(jobs, sizeof(*solo));
 	f = calloc(jobs + 1, sizeof(*f));
 	if (!fn_spec)
 		fn_spec = fnblk_events_param(&ev, "fn");
 	if (!solo || !f) {
-		fprintf(stderr, PROG ": out of memory\n");
+		cli_error(&prog, "out of memory");
 		return 1;
 	}
-	solo_times(&ev, jobs, solo_time, solo);
+	solo_times(&ev, jobs, args.solo_time, solo);
 	if (fn_spec && fn_values(fn_spec, jobs, f)) {
-		ret = fn_spec == fnblk_events_param(&ev, "fn") ? 1 : 2;
+		ret = 1;
 		memset(&rep, 0, sizeof(rep));
 		goto out;
 	}
-	if (report_compute(&rep, &ev, argv[optind], jobs, skip, solo,
+	if (report_compute(&rep, &ev, path, jobs, args.skip, solo,
 			   fn_spec ? f : NULL)) {
-		fprintf(stderr, PROG ": %s: analysis failed (out of memory, or no write in range)\n",
-			argv[optind]);
+		cli_error(&prog, "%s: analysis failed (out of memory, or no write in range)",
+			  path);
 		ret = 1;
 		goto out;
 	}
 	rep.fn = fn_spec;
-	if (json) {
+	if (args.json) {
 		if (report_print_json(stdout, &rep)) {
-			fprintf(stderr, PROG ": writing JSON failed\n");
+			cli_error(&prog, "writing JSON failed");
 			ret = 1;
 		}
 	} else {
 		report_print_table(stdout, &rep);
 	}
-	if (plot_dir && report_plot(&rep, plot_dir))
+	if (args.plot_dir && report_plot(&rep, args.plot_dir))
 		ret = 1;
 out:
 	report_free(&rep);

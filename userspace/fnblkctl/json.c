@@ -16,6 +16,7 @@
 #include <jansson.h>
 
 #include "fnblkctl.h"
+#include "json_docs.h"
 
 static json_t *walk(json_t *v, const char *path)
 {
@@ -56,33 +57,35 @@ static void print_value(json_t *v)
 	free(s);
 }
 
-static char *read_all(FILE *f, size_t *len)
+struct query {
+	const char *path;
+	bool length;
+	int missing;	/* document without the path, from 1 */
+};
+
+static int print_doc(json_t *doc, int index, void *arg)
 {
-	size_t cap = 65536, n = 0, got;
-	char *buf = malloc(cap);
+	struct query *q = arg;
+	json_t *v = walk(doc, q->path);
 
-	while (buf && (got = fread(buf + n, 1, cap - n, f)) > 0) {
-		n += got;
-		if (n == cap) {
-			char *p = realloc(buf, cap *= 2);
-
-			if (!p)
-				free(buf);
-			buf = p;
-		}
+	if (!v) {
+		q->missing = index + 1;
+		return 1;
 	}
-	*len = n;
-	return buf;
+	if (q->length)
+		printf("%zu\n", json_is_array(v) ? json_array_size(v) :
+		       json_is_object(v) ? json_object_size(v) : 0);
+	else if (*q->path)
+		print_value(v);
+	return 0;
 }
 
 int do_json(int argc, char **argv)
 {
 	const char *path = argc > 1 ? argv[1] : "";
-	char pathbuf[512];
-	bool length = false;
-	size_t len, off = 0;
-	int docs = 0;
-	char *buf;
+	char pathbuf[512], err[256];
+	struct query q = { .path = pathbuf };
+	int docs;
 
 	if (argc > 1 && is_help(argv[1])) {
 		printf("usage: fnblkctl json [PATH[#]] < input\n\n"
@@ -98,43 +101,14 @@ int do_json(int argc, char **argv)
 	strcpy(pathbuf, path);
 	if (*pathbuf && pathbuf[strlen(pathbuf) - 1] == '#') {
 		pathbuf[strlen(pathbuf) - 1] = '\0';
-		length = true;
+		q.length = true;
 	}
-	buf = read_all(stdin, &len);
-	if (!buf)
-		return runtime_error("json: out of memory");
-	for (;;) {
-		json_error_t e;
-		json_t *doc, *v;
-
-		off += strspn(buf + off, " \t\r\n");
-		if (off >= len)
-			break;
-		doc = json_loadb(buf + off, len - off,
-				 JSON_DISABLE_EOF_CHECK | JSON_DECODE_ANY, &e);
-		if (!doc) {
-			free(buf);
-			return runtime_error("json: document %d: line %d "
-					     "column %d: %s", docs + 1, e.line,
-					     e.column, e.text);
-		}
-		docs++;
-		off += (size_t)e.position;
-		v = walk(doc, pathbuf);
-		if (!v) {
-			json_decref(doc);
-			free(buf);
-			return runtime_error("json: document %d has no '%s'",
-					     docs, pathbuf);
-		}
-		if (length)
-			printf("%zu\n", json_is_array(v) ? json_array_size(v) :
-			       json_is_object(v) ? json_object_size(v) : 0);
-		else if (*pathbuf)
-			print_value(v);
-		json_decref(doc);
-	}
-	free(buf);
+	docs = fnblk_json_each(stdin, print_doc, &q, err, sizeof(err));
+	if (docs < 0)
+		return runtime_error("json: %s", err);
+	if (q.missing)
+		return runtime_error("json: document %d has no '%s'",
+				     q.missing, pathbuf);
 	if (!docs)
 		return runtime_error("json: no JSON on standard input");
 	return 0;

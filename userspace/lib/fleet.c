@@ -364,7 +364,7 @@ int fleet_config_set(struct fleet_config *c, const char *name,
 	double x;
 
 	if (!strcmp(name, "jobs")) {
-		if (fnblk_parse_uint(value, 1, 100000, &v, &why))
+		if (fnblk_parse_uint(value, 1, FLEET_JOBS_MAX, &v, &why))
 			return fnblk_seterr(err, errlen, "jobs: %s", why);
 		c->jobs = v;
 	} else if (!strcmp(name, "compute") || !strcmp(name, "size")) {

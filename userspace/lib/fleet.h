@@ -76,6 +76,9 @@ enum fleet_phase_kind {
 	FLEET_PHASE_FILE,	/* one offset per line, job order */
 };
 
+/* Most jobs a fleet may have (--jobs), in every tool. */
+#define FLEET_JOBS_MAX	100000
+
 struct fleet_config {
 	unsigned int jobs;		/* N */
 	struct fleet_dist compute;	/* T_j, ns */

@@ -321,3 +321,58 @@ const char *fnblk_format_duration_exact(uint64_t ns, char *buf, size_t len)
 					     len);
 	return format_scaled(ns, 1, "ns", "", buf, len);
 }
+
+int fnblk_parse_real(const char *s, bool percent, double *v, const char **why)
+{
+	const char *rest;
+	struct number n;
+	double x;
+	int err;
+
+	err = parse_number(s, &n, &rest, why);
+	if (err)
+		return err;
+	x = (double)n.mant;
+	for (unsigned int i = 0; i < n.decimals; i++)
+		x /= 10;
+	if (percent && !strcmp(rest, "%")) {
+		x /= 100;
+		rest++;
+	}
+	if (*rest) {
+		*why = percent ? "not a number (write 0.05 or 5%)" :
+				 "not a number";
+		return -EINVAL;
+	}
+	*v = x;
+	return 0;
+}
+
+int fnblk_parse_uint_range(const char *s, uint64_t min, uint64_t max,
+			   uint64_t *lo, uint64_t *hi, const char **why)
+{
+	const char *dash = strchr(s, '-');
+	char first[32];
+	int err;
+
+	if (!dash) {
+		err = fnblk_parse_uint(s, min, max, lo, why);
+		if (!err)
+			*hi = *lo;
+		return err;
+	}
+	if ((size_t)(dash - s) >= sizeof(first)) {
+		*why = "too large";
+		return -ERANGE;
+	}
+	memcpy(first, s, dash - s);
+	first[dash - s] = '\0';
+	err = fnblk_parse_uint(first, min, max, lo, why);
+	if (!err)
+		err = fnblk_parse_uint(dash + 1, min, max, hi, why);
+	if (!err && *hi < *lo) {
+		*why = "the range ends before it starts";
+		err = -EINVAL;
+	}
+	return err;
+}

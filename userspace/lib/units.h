@@ -20,6 +20,7 @@
 #ifndef FNBLK_UNITS_H
 #define FNBLK_UNITS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -29,6 +30,15 @@ int fnblk_parse_duration(const char *s, uint64_t *ns, const char **why);
 /* Plain decimal integer in [min, max]. */
 int fnblk_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *v,
 		     const char **why);
+/*
+ * A decimal number ("0.05", "1.5"; no sign, no exponent); with percent,
+ * also "5%" (0.05). Range checks are the caller's.
+ */
+int fnblk_parse_real(const char *s, bool percent, double *v,
+		     const char **why);
+/* "N" or "MIN-MAX", plain integers in [min, max], MIN <= MAX. */
+int fnblk_parse_uint_range(const char *s, uint64_t min, uint64_t max,
+			   uint64_t *lo, uint64_t *hi, const char **why);
 
 /*
  * Human-readable forms in the largest unit not above the value, rounded

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The text/JSON printer every command uses (see print.h). */
+/* The text/JSON printer of every fnblk program (see print.h). */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include <jansson.h>
 
-#include "fnblk.h"
 #include "print.h"
+#include "units.h"
 
 #define MAX_DEPTH	16
 
@@ -16,6 +17,17 @@ static bool compact;
 static json_t *root;
 static json_t *stack[MAX_DEPTH];
 static int depth;
+static FILE *out;
+
+static FILE *output(void)
+{
+	return out ? out : stdout;
+}
+
+void pr_set_file(FILE *f)
+{
+	out = f;
+}
 
 void pr_init(bool json)
 {
@@ -57,7 +69,7 @@ static void open_container(const char *key, json_t *c)
 	if (!json_mode)
 		return;
 	if (!c || depth == MAX_DEPTH) {
-		fprintf(stderr, "fnblkctl: JSON output nested too deep\n");
+		fprintf(stderr, "JSON output nested too deep\n");
 		exit(1);
 	}
 	if (depth)
@@ -91,16 +103,20 @@ void pr_close_array(void)
 	pr_close_object();
 }
 
-void pr_end(void)
+int pr_end(void)
 {
+	int ret;
+
 	if (!json_mode || !root)
-		return;
-	json_dumpf(root, stdout, compact ? JSON_COMPACT : JSON_INDENT(2));
-	fputc('\n', stdout);
-	fflush(stdout);
+		return ferror(output()) ? -1 : 0;
+	ret = json_dumpf(root, output(), compact ? JSON_COMPACT : JSON_INDENT(2));
+	fputc('\n', output());
+	if (fflush(output()) || ferror(output()))
+		ret = -1;
 	json_decref(root);
 	root = NULL;
 	depth = 0;
+	return ret;
 }
 
 void pr_text(const char *fmt, ...)
@@ -110,7 +126,7 @@ void pr_text(const char *fmt, ...)
 	if (json_mode)
 		return;
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	vfprintf(output(), fmt, ap);
 	va_end(ap);
 }
 
@@ -119,7 +135,7 @@ void pr_u64(const char *key, const char *fmt, uint64_t v)
 	if (json_mode)
 		attach(key, json_integer((json_int_t)v));
 	else if (fmt)
-		printf(fmt, (unsigned long long)v);
+		fprintf(output(), fmt, (unsigned long long)v);
 }
 
 void pr_int(const char *key, const char *fmt, int64_t v)
@@ -127,15 +143,15 @@ void pr_int(const char *key, const char *fmt, int64_t v)
 	if (json_mode)
 		attach(key, json_integer((json_int_t)v));
 	else if (fmt)
-		printf(fmt, (long long)v);
+		fprintf(output(), fmt, (long long)v);
 }
 
 void pr_double(const char *key, const char *fmt, double v)
 {
 	if (json_mode)
-		attach(key, json_real(v));
+		attach(key, isfinite(v) ? json_real(v) : json_null());
 	else if (fmt)
-		printf(fmt, v);
+		fprintf(output(), fmt, v);
 }
 
 void pr_str(const char *key, const char *fmt, const char *s)
@@ -143,7 +159,7 @@ void pr_str(const char *key, const char *fmt, const char *s)
 	if (json_mode)
 		attach(key, s ? json_string(s) : json_null());
 	else if (fmt)
-		printf(fmt, s ? s : "-");
+		fprintf(output(), fmt, s ? s : "-");
 }
 
 void pr_bool(const char *key, const char *fmt, bool v)
@@ -151,7 +167,7 @@ void pr_bool(const char *key, const char *fmt, bool v)
 	if (json_mode)
 		attach(key, json_boolean(v));
 	else if (fmt)
-		printf(fmt, v ? "yes" : "no");
+		fprintf(output(), fmt, v ? "yes" : "no");
 }
 
 void pr_size(const char *key, const char *fmt, uint64_t bytes)
@@ -161,7 +177,7 @@ void pr_size(const char *key, const char *fmt, uint64_t bytes)
 	if (json_mode)
 		attach(key, json_integer((json_int_t)bytes));
 	else if (fmt)
-		printf(fmt, fnblk_format_size(bytes, buf, sizeof(buf)));
+		fprintf(output(), fmt, fnblk_format_size(bytes, buf, sizeof(buf)));
 }
 
 void pr_size_exact(const char *key, const char *fmt, uint64_t bytes)
@@ -171,7 +187,7 @@ void pr_size_exact(const char *key, const char *fmt, uint64_t bytes)
 	if (json_mode)
 		attach(key, json_integer((json_int_t)bytes));
 	else if (fmt)
-		printf(fmt, fnblk_format_size_exact(bytes, buf, sizeof(buf)));
+		fprintf(output(), fmt, fnblk_format_size_exact(bytes, buf, sizeof(buf)));
 }
 
 void pr_rate(const char *key, const char *fmt, uint64_t bytes_per_s)
@@ -181,7 +197,7 @@ void pr_rate(const char *key, const char *fmt, uint64_t bytes_per_s)
 	if (json_mode)
 		attach(key, json_integer((json_int_t)bytes_per_s));
 	else if (fmt)
-		printf(fmt, fnblk_format_rate(bytes_per_s, buf, sizeof(buf)));
+		fprintf(output(), fmt, fnblk_format_rate(bytes_per_s, buf, sizeof(buf)));
 }
 
 void pr_duration(const char *key, const char *fmt, uint64_t ns)
@@ -191,7 +207,7 @@ void pr_duration(const char *key, const char *fmt, uint64_t ns)
 	if (json_mode)
 		attach(key, json_integer((json_int_t)ns));
 	else if (fmt)
-		printf(fmt, fnblk_format_duration(ns, buf, sizeof(buf)));
+		fprintf(output(), fmt, fnblk_format_duration(ns, buf, sizeof(buf)));
 }
 
 void pr_duration_exact(const char *key, const char *fmt, uint64_t ns)
@@ -201,5 +217,5 @@ void pr_duration_exact(const char *key, const char *fmt, uint64_t ns)
 	if (json_mode)
 		attach(key, json_integer((json_int_t)ns));
 	else if (fmt)
-		printf(fmt, fnblk_format_duration_exact(ns, buf, sizeof(buf)));
+		fprintf(output(), fmt, fnblk_format_duration_exact(ns, buf, sizeof(buf)));
 }
