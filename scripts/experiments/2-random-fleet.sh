@@ -27,9 +27,9 @@ for seed in 1 2 3; do
 	r_mean=$(pick "$t" '^Kuramoto' | awk '{ print $6 }')
 	changed=$(pick "$t" '^firing order' | awk '{ print $5 }')
 	swap=$(pick "$t" '^firing order' | sed -n 's/.*at most \([0-9.]*\) ms apart/\1/p')
-	# Rows of the concurrency table: n measured indep tail_meas tail_indep ratio
-	tail3=$(awk '$1 == "3" && NF == 6 { print $4, $5; exit }' "$t")
-	tail4=$(awk '$1 == "4" && NF == 6 { print $4, $5; exit }' "$t")
+	# Rows of the concurrency table: n measured indep tail_meas tail_indep ratio [CI]
+	tail3=$(awk '$1 == "3" && NF >= 6 { print $4, $5; exit }' "$t")
+	tail4=$(awk '$1 == "4" && NF >= 6 { print $4, $5; exit }' "$t")
 	printf '%5s %8s %8s %8s %9s %8s %8s %10s %10s %10s %10s\n' $seed $r_first \
 		$r_mean $r_last 0.25 $changed "${swap:--}" $tail3 $tail4 >>"$SUMMARY"
 done

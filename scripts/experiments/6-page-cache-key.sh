@@ -75,7 +75,7 @@ for spec in "raw direct tgid 0" "raw buffered tgid 0" "raw buffered cgroup 0" \
 	mean=$(jget "$s" summary.mean_n)
 	t=$RESULTS/$name.txt
 	fleet_n=$(awk '/^window/ { print $NF }' "$t")
-	slow=$(awk '/^write cost per job/ { on = 1; next } on && $1 ~ /^[0-9]+$/ { s += $5; n++ }
+	slow=$(awk '/^write cost per job/ { on = 1; next } on && $1 ~ /^[0-9]+$/ { s += $8; n++ }
 		END { if (n) printf "%.3f", s / n }' "$t")
 	r0=$(pick "$t" '^  r:' | awk '{ print $2 }')
 	r1=$(pick "$t" '^  r:' | awk '{ print $NF }')

@@ -5,76 +5,13 @@
 #include <string.h>
 
 #include "analysis.h"
-
-/* ---- distributions ---- */
-
-int poisson_binomial(const double *p, unsigned int n, double *pmf)
-{
-	unsigned int i, k;
-
-	/* pmf over the first i trials, updated in place from the top down. */
-	pmf[0] = 1;
-	for (k = 1; k <= n; k++)
-		pmf[k] = 0;
-	for (i = 0; i < n; i++) {
-		if (p[i] < 0 || p[i] > 1)
-			return -1;
-		for (k = i + 1; k > 0; k--)
-			pmf[k] = pmf[k] * (1 - p[i]) + pmf[k - 1] * p[i];
-		pmf[0] *= 1 - p[i];
-	}
-	return 0;
-}
-
-void binomial_pmf(unsigned int n, double p, double *pmf)
-{
-	unsigned int k;
-
-	/* log-space terms: exact to rounding for any n we meet. */
-	for (k = 0; k <= n; k++) {
-		double lc = lgamma(n + 1.0) - lgamma(k + 1.0) - lgamma(n - k + 1.0);
-
-		if ((p == 0 && k > 0) || (p == 1 && k < n))
-			pmf[k] = 0;
-		else if (p == 0 || p == 1)
-			pmf[k] = 1;
-		else
-			pmf[k] = exp(lc + k * log(p) + (n - k) * log1p(-p));
-	}
-}
-
-void upper_tail(const double *pmf, unsigned int n, double *tail)
-{
-	double s = 0;
-	unsigned int k = n + 1;
-
-	while (k-- > 0) {
-		s += pmf[k];
-		tail[k] = s;
-	}
-}
+#include "fleet.h"
 
 /* ---- concurrent writers ---- */
 
-struct edge {
-	uint64_t t;
-	int delta;
-};
-
-static int cmp_edge(const void *pa, const void *pb)
-{
-	const struct edge *a = pa, *b = pb;
-
-	if (a->t != b->t)
-		return a->t < b->t ? -1 : 1;
-	/* An end and a start at one instant do not overlap. */
-	return a->delta - b->delta;
-}
-
 void concurrency_free(struct concurrency *c)
 {
-	free(c->duty);
-	free(c->measured);
+	fnblk_concurrency_free(&c->sweep);
 	free(c->baseline);
 	free(c->measured_tail);
 	free(c->baseline_tail);
@@ -82,68 +19,122 @@ void concurrency_free(struct concurrency *c)
 }
 
 int concurrency_compute(const struct fnblk_events *e, unsigned int jobs,
+			unsigned int skip, uint64_t block_ns,
 			struct concurrency *c)
 {
-	struct edge *edges;
-	size_t i, nr = 0;
-	double window;
-	int n = 0;
-
 	memset(c, 0, sizeof(*c));
-	if (!e->nr || !jobs)
+	if (fnblk_concurrency_compute(e, jobs, skip, block_ns, &c->sweep))
 		return -1;
-	c->jobs = jobs;
-	c->duty = calloc(jobs, sizeof(double));
-	c->measured = calloc(jobs + 1, sizeof(double));
 	c->baseline = calloc(jobs + 1, sizeof(double));
 	c->measured_tail = calloc(jobs + 1, sizeof(double));
 	c->baseline_tail = calloc(jobs + 1, sizeof(double));
-	edges = malloc(2 * e->nr * sizeof(*edges));
-	if (!c->duty || !c->measured || !c->baseline || !c->measured_tail ||
-	    !c->baseline_tail || !edges)
-		goto fail;
-	c->from_ns = UINT64_MAX;
-	for (i = 0; i < e->nr; i++) {
-		const struct fnblk_event *ev = &e->ev[i];
-
-		if (ev->job >= jobs)
-			continue;
-		c->from_ns = ev->start_ns < c->from_ns ? ev->start_ns : c->from_ns;
-		c->to_ns = ev->end_ns > c->to_ns ? ev->end_ns : c->to_ns;
-		c->duty[ev->job] += ev->end_ns - ev->start_ns;
-		edges[nr++] = (struct edge){ ev->start_ns, +1 };
-		edges[nr++] = (struct edge){ ev->end_ns, -1 };
+	if (!c->baseline || !c->measured_tail || !c->baseline_tail ||
+	    fnblk_poisson_binomial(c->sweep.duty, jobs, c->baseline)) {
+		concurrency_free(c);
+		return -1;
 	}
-	if (!nr || c->to_ns <= c->from_ns)
-		goto fail;
-	window = c->to_ns - c->from_ns;
-	qsort(edges, nr, sizeof(*edges), cmp_edge);
-	for (i = 0; i + 1 < nr; i++) {
-		n += edges[i].delta;
-		/* Writes of one job never overlap, so n stays within 0..jobs. */
-		if (n < 0 || n > (int)jobs)
-			goto fail;
-		c->measured[n] += edges[i + 1].t - edges[i].t;
-	}
-	for (i = 0; i <= jobs; i++) {
-		c->measured[i] /= window;
-		c->mean_n += i * c->measured[i];
-	}
-	for (i = 0; i < jobs; i++) {
-		c->duty[i] /= window;
-		if (c->duty[i] > 1)
-			c->duty[i] = 1;
-	}
-	if (poisson_binomial(c->duty, jobs, c->baseline))
-		goto fail;
-	upper_tail(c->measured, jobs, c->measured_tail);
-	upper_tail(c->baseline, jobs, c->baseline_tail);
-	free(edges);
+	fnblk_upper_tail(c->sweep.time_at, jobs, c->measured_tail);
+	fnblk_upper_tail(c->baseline, jobs, c->baseline_tail);
 	return 0;
-fail:
-	free(edges);
-	concurrency_free(c);
-	return -1;
+}
+
+void tail_ci_free(struct tail_ci *ci)
+{
+	free(ci->lo);
+	free(ci->hi);
+	memset(ci, 0, sizeof(*ci));
+}
+
+/*
+ * One resample: blocks drawn with replacement, their sums pooled into
+ * pmf (time at n) and duty, then the tail ratio per k into ratio[].
+ */
+static int resample_ratio(const struct fnblk_concurrency *s,
+			  struct fleet_rng *rng, double *pmf, double *duty,
+			  double *base, double *mt, double *bt, double *ratio)
+{
+	unsigned int n = s->jobs, k;
+	size_t d, b;
+	double len = 0;
+
+	memset(pmf, 0, (n + 1) * sizeof(double));
+	memset(duty, 0, n * sizeof(double));
+	for (d = 0; d < s->nr_blocks; d++) {
+		b = fleet_rng_u64(rng) % s->nr_blocks;
+		len += s->block_len[b];
+		for (k = 0; k <= n; k++)
+			pmf[k] += s->block_time[b * (n + 1) + k];
+		for (k = 0; k < n; k++)
+			duty[k] += s->block_busy[b * n + k];
+	}
+	for (k = 0; k <= n; k++)
+		pmf[k] /= len;
+	for (k = 0; k < n; k++)
+		duty[k] = fmin(duty[k] / len, 1);
+	if (fnblk_poisson_binomial(duty, n, base))
+		return -1;
+	fnblk_upper_tail(pmf, n, mt);
+	fnblk_upper_tail(base, n, bt);
+	for (k = 0; k <= n; k++)
+		ratio[k] = bt[k] > 0 ? mt[k] / bt[k] : NAN;
+	return 0;
+}
+
+int tail_ratio_bootstrap(const struct concurrency *c, unsigned int resamples,
+			 uint64_t seed, double level, struct tail_ci *ci)
+{
+	const struct fnblk_concurrency *s = &c->sweep;
+	unsigned int n = s->jobs, k, r;
+	double *work = NULL, *ratios = NULL, *col = NULL;
+	struct fleet_rng rng;
+	int ret = -1;
+
+	memset(ci, 0, sizeof(*ci));
+	if (!s->nr_blocks || !resamples)
+		return -1;
+	ci->resamples = resamples;
+	ci->seed = seed;
+	ci->level = level;
+	ci->lo = malloc((n + 1) * sizeof(double));
+	ci->hi = malloc((n + 1) * sizeof(double));
+	/* pmf, duty, baseline and both tails of one resample */
+	work = malloc((5 * (size_t)n + 4) * sizeof(double));
+	ratios = malloc((size_t)resamples * (n + 1) * sizeof(double));
+	col = malloc((size_t)resamples * sizeof(double));
+	if (!ci->lo || !ci->hi || !work || !ratios || !col)
+		goto out;
+	fleet_rng_seed(&rng, seed);
+	for (r = 0; r < resamples; r++) {
+		double *pmf = work, *duty = pmf + n + 1, *base = duty + n;
+		double *mt = base + n + 1, *bt = mt + n + 1;
+
+		if (resample_ratio(s, &rng, pmf, duty, base, mt, bt,
+				   ratios + (size_t)r * (n + 1)))
+			goto out;
+	}
+	for (k = 0; k <= n; k++) {
+		size_t m = 0;
+
+		for (r = 0; r < resamples; r++) {
+			double v = ratios[(size_t)r * (n + 1) + k];
+
+			if (isfinite(v))
+				col[m++] = v;
+		}
+		ci->lo[k] = ci->hi[k] = NAN;
+		if (2 * m < resamples)
+			continue;
+		ci->lo[k] = fnblk_percentile(col, m, (1 - level) / 2);
+		ci->hi[k] = fnblk_percentile(col, m, (1 + level) / 2);
+	}
+	ret = 0;
+out:
+	free(work);
+	free(ratios);
+	free(col);
+	if (ret)
+		tail_ci_free(ci);
+	return ret;
 }
 
 /* ---- per-cycle structure ---- */
@@ -260,65 +251,128 @@ void firing_order(const struct cycle_table *t, unsigned int row,
 }
 
 /*
- * Pairs ordered one way in rank a and the other in rank b; *gap grows to
- * the widest start gap (in starts, the row of rank a) of such a pair.
+ * Inversions of r[0..n-1] (pairs p < q with r[p] > r[q]), by merge sort;
+ * r is left sorted, tmp has n entries.
  */
-static unsigned int kendall_distance(const unsigned int *ra,
-				     const unsigned int *rb, unsigned int n,
-				     const uint64_t *starts, double *gap)
+static uint64_t count_inversions(unsigned int *r, unsigned int *tmp,
+				 unsigned int n)
 {
-	unsigned int i, j, d = 0;
+	unsigned int width, lo, i, j, k, mid, hi;
+	uint64_t inv = 0;
 
-	for (i = 0; i < n; i++) {
-		for (j = i + 1; j < n; j++) {
-			if ((ra[i] < ra[j]) == (rb[i] < rb[j]))
-				continue;
-			d++;
-			*gap = fmax(*gap, fabs((double)starts[i] - (double)starts[j]));
+	for (width = 1; width < n; width *= 2) {
+		for (lo = 0; lo < n; lo += 2 * width) {
+			mid = lo + width < n ? lo + width : n;
+			hi = lo + 2 * width < n ? lo + 2 * width : n;
+			for (i = lo, j = mid, k = lo; k < hi; k++) {
+				if (j >= hi || (i < mid && r[i] <= r[j])) {
+					tmp[k] = r[i++];
+				} else {
+					inv += mid - i;	/* r[j] jumps these */
+					tmp[k] = r[j++];
+				}
+			}
 		}
+		memcpy(r, tmp, n * sizeof(*r));
 	}
-	return d;
+	return inv;
+}
+
+/*
+ * The widest start gap (in the earlier row, whose starts s are in firing
+ * order) of a swapped pair: for each q the earliest p < q ranked after it
+ * in the later row, found on the running maximum of the ranks r.
+ */
+static double widest_swap(const unsigned int *r, const double *s,
+			  unsigned int *runmax, unsigned int n)
+{
+	unsigned int q, lo, hi;
+	double gap = 0;
+
+	for (q = 0; q < n; q++)
+		runmax[q] = q && runmax[q - 1] > r[q] ? runmax[q - 1] : r[q];
+	for (q = 1; q < n; q++) {
+		if (runmax[q - 1] <= r[q])
+			continue;
+		for (lo = 0, hi = q - 1; lo < hi;) {
+			unsigned int mid = (lo + hi) / 2;
+
+			if (runmax[mid] > r[q])
+				hi = mid;
+			else
+				lo = mid + 1;
+		}
+		gap = fmax(gap, s[q] - s[lo]);
+	}
+	return gap;
 }
 
 int order_changes_compute(const struct cycle_table *t, struct order_changes *o)
 {
 	unsigned int n = t->jobs, c, k;
-	unsigned int *order = malloc(n * sizeof(*order));
-	unsigned int *ra = malloc(n * sizeof(*ra));
-	unsigned int *rb = malloc(n * sizeof(*rb));
+	unsigned int *prev = malloc(n * sizeof(*prev));
+	unsigned int *cur = malloc(n * sizeof(*cur));
+	unsigned int *rank = malloc(n * sizeof(*rank));
+	unsigned int *r = malloc(n * sizeof(*r));
+	unsigned int *tmp = malloc(n * sizeof(*tmp));
+	double *s = malloc(n * sizeof(*s));
+	int ret = -1;
 
 	memset(o, 0, sizeof(*o));
-	if (!order || !ra || !rb) {
-		free(order);
-		free(ra);
-		free(rb);
-		return -1;
-	}
+	if (!prev || !cur || !rank || !r || !tmp || !s)
+		goto out;
 	for (c = 0; c < t->cycles; c++) {
-		unsigned int *tmp;
+		unsigned int *swap;
+		uint64_t d;
 
-		firing_order(t, c, order);
-		for (k = 0; k < n; k++)
-			rb[order[k]] = k;
+		firing_order(t, c, cur);
 		if (c > 0) {
-			unsigned int d = kendall_distance(ra, rb, n,
-					t->start + (size_t)(c - 1) * n,
-					&o->max_swap_gap_ns);
-
+			/* Rank in row c of each job, listed in row c-1's order. */
+			for (k = 0; k < n; k++)
+				rank[cur[k]] = k;
+			for (k = 0; k < n; k++) {
+				r[k] = rank[prev[k]];
+				s[k] = (double)t->start[(size_t)(c - 1) * n + prev[k]];
+			}
+			o->max_swap_gap_ns = fmax(o->max_swap_gap_ns,
+						  widest_swap(r, s, tmp, n));
+			d = count_inversions(r, tmp, n);
 			o->transitions++;
 			o->changed += d > 0;
 			o->swaps += d;
 			if (d > o->max_swaps)
 				o->max_swaps = d;
 		}
-		tmp = ra;
-		ra = rb;
-		rb = tmp;
+		swap = prev;
+		prev = cur;
+		cur = swap;
 	}
-	free(order);
-	free(ra);
-	free(rb);
-	return 0;
+	ret = 0;
+out:
+	free(prev);
+	free(cur);
+	free(rank);
+	free(r);
+	free(tmp);
+	free(s);
+	return ret;
+}
+
+static const char *const pair_set_names[] = {
+	[PAIRS_AUTO] = "auto", [PAIRS_ALL] = "all",
+	[PAIRS_NEIGHBOURS] = "neighbours", [PAIRS_NONE] = "none",
+};
+
+const char *pair_set_name(enum pair_set set)
+{
+	return pair_set_names[set];
+}
+
+enum pair_set pair_set_resolve(enum pair_set set, const struct cycle_table *t)
+{
+	if (set != PAIRS_AUTO)
+		return set;
+	return t->jobs <= PAIRS_ALL_MAX_JOBS ? PAIRS_ALL : PAIRS_NEIGHBOURS;
 }
 
 void pair_maps_free(struct pair_map *maps, size_t nr)
@@ -332,67 +386,97 @@ void pair_maps_free(struct pair_map *maps, size_t nr)
 
 static void fit_map(struct pair_map *m)
 {
-	double sx = 0, sy = 0, sxx = 0, sxy = 0, n = m->points;
+	struct fnblk_linfit fit;
+	struct fnblk_linfit_result res;
 	double ss = 0, s = 0, mx = 0;
 	unsigned int c;
 
+	fnblk_linfit_init(&fit);
 	for (c = 0; c < m->points; c++) {
-		double x = m->gap[c], y = m->gap[c + 1], d = y - x;
+		double d = m->gap[c + 1] - m->gap[c];
 
-		sx += x;
-		sy += y;
-		sxx += x * x;
-		sxy += x * y;
+		fnblk_linfit_add(&fit, m->gap[c], m->gap[c + 1]);
 		s += d;
 		ss += d * d;
-		if (fabs(d) > mx)
-			mx = fabs(d);
+		mx = fmax(mx, fabs(d));
 	}
-	m->mean_step = n ? s / n : 0;
-	m->rms_step = n ? sqrt(ss / n) : 0;
+	m->mean_step = m->points ? s / m->points : 0;
+	m->rms_step = m->points ? sqrt(ss / m->points) : 0;
 	m->max_step = mx;
-	m->slope = m->intercept = NAN;
-	if (n >= 2) {
-		double var = sxx - sx * sx / n;
-
-		/* Gaps that barely vary leave the slope undetermined. */
-		if (var > 1e-9 * (sxx + 1)) {
-			m->slope = (sxy - sx * sy / n) / var;
-			m->intercept = (sy - m->slope * sx) / n;
-		}
-	}
+	fnblk_linfit_solve(&fit, &res);
+	m->slope = res.b;
+	m->intercept = res.a;
 }
 
-int pair_maps_compute(const struct cycle_table *t, struct pair_map **maps,
-		      size_t *nr)
+static int pair_map_fill(const struct cycle_table *t, unsigned int i,
+			 unsigned int j, struct pair_map *m)
 {
-	unsigned int i, j, c, n = t->jobs;
-	size_t k = 0, total = (size_t)n * (n - 1) / 2;
-	struct pair_map *m = calloc(total ? total : 1, sizeof(*m));
+	unsigned int c, n = t->jobs;
+
+	m->i = i;
+	m->j = j;
+	m->points = t->cycles ? t->cycles - 1 : 0;
+	m->gap = malloc((t->cycles ? t->cycles : 1) * sizeof(double));
+	if (!m->gap)
+		return -1;
+	for (c = 0; c < t->cycles; c++)
+		m->gap[c] = (double)t->start[(size_t)c * n + j] -
+			    (double)t->start[(size_t)c * n + i];
+	fit_map(m);
+	return 0;
+}
+
+int pair_maps_compute(const struct cycle_table *t, enum pair_set set,
+		      struct pair_map **maps, size_t *nr)
+{
+	unsigned int i, j, n = t->jobs, *order = NULL;
+	size_t k = 0, total;
+	struct pair_map *m;
 
 	*maps = NULL;
 	*nr = 0;
-	if (!m)
-		return -1;
-	for (i = 0; i < n; i++) {
-		for (j = i + 1; j < n; j++, k++) {
-			m[k].i = i;
-			m[k].j = j;
-			m[k].points = t->cycles ? t->cycles - 1 : 0;
-			m[k].gap = malloc((t->cycles ? t->cycles : 1) * sizeof(double));
-			if (!m[k].gap) {
-				pair_maps_free(m, k);
-				return -1;
-			}
-			for (c = 0; c < t->cycles; c++)
-				m[k].gap[c] = (double)t->start[(size_t)c * n + j] -
-					      (double)t->start[(size_t)c * n + i];
-			fit_map(&m[k]);
-		}
+	set = pair_set_resolve(set, t);
+	if (set == PAIRS_NONE || n < 2 || !t->cycles)
+		return 0;
+	total = set == PAIRS_ALL ? (size_t)n * (n - 1) / 2 : n - 1;
+	m = calloc(total, sizeof(*m));
+	if (set == PAIRS_NEIGHBOURS) {
+		order = malloc(n * sizeof(*order));
+		if (order)
+			firing_order(t, 0, order);
 	}
+	if (!m || (set == PAIRS_NEIGHBOURS && !order))
+		goto fail;
+	if (set == PAIRS_ALL) {
+		for (i = 0; i < n; i++)
+			for (j = i + 1; j < n; j++, k++)
+				if (pair_map_fill(t, i, j, &m[k]))
+					goto fail;
+	} else {
+		for (k = 0; k + 1 < n; k++)
+			if (pair_map_fill(t, order[k], order[k + 1], &m[k]))
+				goto fail;
+	}
+	free(order);
 	*maps = m;
 	*nr = total;
 	return 0;
+fail:
+	pair_maps_free(m, k);
+	free(order);
+	return -1;
+}
+
+void pair_maps_pool(const struct pair_map *maps, size_t nr,
+		    struct fnblk_linfit *fit)
+{
+	size_t i;
+	unsigned int c;
+
+	for (i = 0; i < nr; i++)
+		for (c = 0; c < maps[i].points; c++)
+			fnblk_linfit_add(fit, maps[i].gap[c],
+					 maps[i].gap[c + 1] - maps[i].gap[c]);
 }
 
 double kuramoto_r(const struct cycle_table *t, unsigned int row)
@@ -462,21 +546,6 @@ void interval_ratios_free(struct interval_ratios *r)
 	free(r->row);
 	free(r->ratio);
 	memset(r, 0, sizeof(*r));
-}
-
-static int cmp_double(const void *pa, const void *pb)
-{
-	double a = *(const double *)pa, b = *(const double *)pb;
-
-	return a < b ? -1 : a > b;
-}
-
-double median(double *v, size_t n)
-{
-	if (!n)
-		return 0;
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 /* Sorted starts of a row. */
@@ -556,7 +625,7 @@ int interval_ratios_compute(const struct cycle_table *t, const double *f,
 		}
 		r->mean[k] = s / used;
 		r->log_mean[k] = ls / used;
-		r->median[k] = median(v, used);
+		r->median[k] = fnblk_median(v, used);
 	}
 	ret = 0;
 out:
@@ -567,32 +636,4 @@ out:
 	free(b);
 	free(order);
 	return ret;
-}
-
-/* ---- cost ---- */
-
-int job_costs_compute(const struct fnblk_events *e, unsigned int jobs,
-		      const double *solo_ns, struct job_cost *costs)
-{
-	double *sum = calloc(jobs ? jobs : 1, sizeof(double));
-	unsigned int j;
-	size_t i;
-
-	if (!sum)
-		return -1;
-	memset(costs, 0, jobs * sizeof(*costs));
-	for (i = 0; i < e->nr; i++) {
-		if (e->ev[i].job >= jobs)
-			continue;
-		costs[e->ev[i].job].writes++;
-		sum[e->ev[i].job] += e->ev[i].end_ns - e->ev[i].start_ns;
-	}
-	for (j = 0; j < jobs; j++) {
-		costs[j].mean_ns = costs[j].writes ? sum[j] / costs[j].writes : 0;
-		costs[j].solo_ns = solo_ns ? solo_ns[j] : 0;
-		if (costs[j].solo_ns > 0 && costs[j].writes)
-			costs[j].slowdown = costs[j].mean_ns / costs[j].solo_ns;
-	}
-	free(sum);
-	return 0;
 }

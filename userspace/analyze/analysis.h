@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The storm analysis of a fleet's checkpoint writes: how many jobs write
- * at once against what independent phases would give, whether the firing
- * order or the phase gaps move from cycle to cycle, how synchronised the
- * fleet is, how overlapping writes spread, and what contention costs.
+ * at once against what independent phases would give (with bootstrap
+ * confidence intervals), whether the firing order or the phase gaps move
+ * from cycle to cycle, how synchronised the fleet is, and how overlapping
+ * writes spread. The statistics themselves (percentiles, Poisson-binomial,
+ * least squares, the n(t) sweep, write times) are libfnblk's.
  *
  * Everything here is pure computation on a struct fnblk_events, so the
  * unit tests can feed it constructed runs with known answers.
@@ -14,37 +16,48 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../lib/events.h"
-
-/* ---- distributions ---- */
-
-/* P(n = k), k = 0..n, for n independent Bernoulli(p[i]): exact DP. */
-int poisson_binomial(const double *p, unsigned int n, double *pmf);
-/* Binomial(n, p) pmf, k = 0..n (the identical-p case of the above). */
-void binomial_pmf(unsigned int n, double p, double *pmf);
-/* tail[k] = P(n >= k), k = 0..n, summed from the top so tails stay exact. */
-void upper_tail(const double *pmf, unsigned int n, double *tail);
+#include "concurrency.h"
+#include "events.h"
+#include "stats.h"
 
 /* ---- concurrent writers ---- */
 
 struct concurrency {
-	unsigned int jobs;
-	uint64_t from_ns, to_ns;	/* observation window */
-	double *duty;			/* d_j: share of the window job j writes */
-	double *measured;		/* share of time with n writing, n=0..N */
-	double *baseline;		/* Poisson-binomial(d_j) pmf */
+	struct fnblk_concurrency sweep;	/* n(t), duty cycles, the window */
+	double *baseline;		/* Poisson-binomial(duty) pmf, 0..N */
 	double *measured_tail;		/* P(n >= k) */
 	double *baseline_tail;
-	double mean_n;			/* time average of n */
 };
 
 /*
- * Time-weighted n(t) over [first start, last end] of the writes in e,
- * and its independent-phase baseline. 0, or -1 if empty / out of memory.
+ * n(t) over the writes of e (see fnblk_concurrency_compute for the window
+ * and skip) and its independent-phase baseline; block_ns > 0 keeps the
+ * per-block sums a bootstrap needs. 0, or -1 if empty / out of memory.
  */
 int concurrency_compute(const struct fnblk_events *e, unsigned int jobs,
+			unsigned int skip, uint64_t block_ns,
 			struct concurrency *c);
 void concurrency_free(struct concurrency *c);
+
+/*
+ * Block bootstrap of the tail ratios P(n >= k) measured / independent:
+ * `resamples` times, draw as many blocks as the window has, with
+ * replacement (xoshiro256** seeded with seed), recompute the time at each
+ * n, the duty cycles, the Poisson-binomial baseline and the ratio; lo[k]
+ * and hi[k] are the (1 - level)/2 and (1 + level)/2 nearest-rank
+ * percentiles (NAN where fewer than half the resamples define the ratio).
+ * Needs c computed with block_ns > 0. 0, or -1 (no blocks, out of memory).
+ */
+struct tail_ci {
+	unsigned int resamples;
+	uint64_t seed;
+	double level;
+	double *lo, *hi;		/* per k = 0..N */
+};
+
+int tail_ratio_bootstrap(const struct concurrency *c, unsigned int resamples,
+			 uint64_t seed, double level, struct tail_ci *ci);
+void tail_ci_free(struct tail_ci *ci);
 
 /* ---- per-cycle structure ---- */
 
@@ -75,7 +88,7 @@ struct order_changes {
 	unsigned int transitions;	/* consecutive row pairs compared */
 	unsigned int changed;		/* of which the order differed */
 	uint64_t swaps;			/* summed Kendall distances */
-	unsigned int max_swaps;		/* largest in one transition */
+	uint64_t max_swaps;		/* largest in one transition */
 	/*
 	 * Largest |start_i(c) - start_j(c)| of a pair that swapped between c
 	 * and c+1: swaps of near-coincident jobs are timing noise, swaps of
@@ -84,6 +97,7 @@ struct order_changes {
 	double max_swap_gap_ns;
 };
 
+/* O(N log N) per transition (merge-sort inversion count). 0 or -1. */
 int order_changes_compute(const struct cycle_table *t, struct order_changes *o);
 
 /* The return map of one pair's phase gap g(c) = start_j(c) - start_i(c). */
@@ -98,10 +112,31 @@ struct pair_map {
 					 * the gaps do not vary */
 };
 
-/* Every pair i < j; *maps has jobs*(jobs-1)/2 entries. */
-int pair_maps_compute(const struct cycle_table *t, struct pair_map **maps,
-		      size_t *nr);
+/*
+ * Which pairs get a return map. All pairs of N jobs are N(N-1)/2 maps of
+ * C points each, too many for large fleets; neighbours are the N-1 pairs
+ * of jobs adjacent in the first row's firing order (i fires just before
+ * j). Auto: all up to PAIRS_ALL_MAX_JOBS jobs, neighbours beyond.
+ */
+enum pair_set { PAIRS_AUTO, PAIRS_ALL, PAIRS_NEIGHBOURS, PAIRS_NONE };
+#define PAIRS_ALL_MAX_JOBS	64
+
+/* The set auto resolves to for t (never PAIRS_AUTO). */
+enum pair_set pair_set_resolve(enum pair_set set, const struct cycle_table *t);
+const char *pair_set_name(enum pair_set set);
+
+/* The maps of set (resolved) into *maps, *nr of them. 0 or -1. */
+int pair_maps_compute(const struct cycle_table *t, enum pair_set set,
+		      struct pair_map **maps, size_t *nr);
 void pair_maps_free(struct pair_map *maps, size_t nr);
+
+/*
+ * Pooled regression of the step g(c+1) - g(c) on the gap g(c) over every
+ * point of the maps: the identity map has slope 0 and intercept 0; a
+ * coupling toward synchrony a negative slope. Adds to fit.
+ */
+void pair_maps_pool(const struct pair_map *maps, size_t nr,
+		    struct fnblk_linfit *fit);
 
 /*
  * Kuramoto order parameter of row c (rows 0..cycles-2): phases
@@ -136,24 +171,5 @@ int interval_ratios_compute(const struct cycle_table *t, const double *f,
 void interval_ratios_free(struct interval_ratios *r);
 /* True when all writes of row c overlap in time. */
 int row_overlaps(const struct cycle_table *t, unsigned int row);
-
-/* ---- cost ---- */
-
-struct job_cost {
-	unsigned int writes;
-	double mean_ns;
-	double solo_ns;		/* 0 = unknown */
-	double slowdown;	/* mean / solo, 0 if unknown */
-};
-
-/*
- * Per-job write cost; solo_ns[j] 0 = unknown. costs[jobs]. 0, or -1 when
- * out of memory.
- */
-int job_costs_compute(const struct fnblk_events *e, unsigned int jobs,
-		      const double *solo_ns, struct job_cost *costs);
-
-/* Median of v[0..n-1] (sorts v); 0 if n = 0. */
-double median(double *v, size_t n);
 
 #endif /* ANALYZE_ANALYSIS_H */

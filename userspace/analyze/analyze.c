@@ -29,8 +29,13 @@ static struct {
 	uint64_t skip;
 	uint64_t jobs;		/* 0: from the file */
 	uint64_t solo_time;	/* 0: from the file */
+	unsigned int pairs;	/* enum pair_set */
+	unsigned int bootstrap;
+	bool bootstrap_given;
+	uint64_t seed;
+	bool pool;
 	bool json;
-} args;
+} args = { .pairs = PAIRS_AUTO, .bootstrap = REPORT_BOOTSTRAP, .seed = 1 };
 
 /* --fn is checked at once, with the module's own parser. */
 static int set_fn(void *ctx, const struct cli_option *o, const char *arg,
@@ -47,12 +52,59 @@ static int set_fn(void *ctx, const struct cli_option *o, const char *arg,
 	return 0;
 }
 
+static const char *pairs_choice(unsigned int i)
+{
+	return i <= PAIRS_NONE ? pair_set_name(i) : NULL;
+}
+
+static const char *pairs_help(unsigned int i)
+{
+	static const char *const help[] = {
+		[PAIRS_AUTO] = "all up to 64 jobs, neighbours beyond",
+		[PAIRS_ALL] = "every pair: N(N-1)/2 return maps",
+		[PAIRS_NEIGHBOURS] = "the N-1 pairs adjacent in the first cycle's firing order",
+		[PAIRS_NONE] = "no return maps",
+	};
+
+	return i <= PAIRS_NONE ? help[i] : NULL;
+}
+
+/* --bootstrap: remembered as given, so it also applies above 256 jobs. */
+static int set_bootstrap(void *ctx, const struct cli_option *o,
+			 const char *arg, char *err, size_t errlen)
+{
+	const char *why;
+	uint64_t v;
+
+	(void)ctx;
+	(void)o;
+	if (fnblk_parse_uint(arg, 0, 1000000, &v, &why))
+		return fnblk_seterr(err, errlen, "%s", why);
+	args.bootstrap = v;
+	args.bootstrap_given = true;
+	return 0;
+}
+
 static const struct cli_option analysis_options[] = {
 	{ .name = "plot", .arg = "DIR", .type = CLI_STRING, .var = &args.plot_dir,
 	  .help = "draw PNG figures (with their data and gnuplot script) in DIR" },
 	{ .name = "skip-cycles", .arg = "K", .type = CLI_U64, .var = &args.skip,
 	  .max = UINT32_MAX,
-	  .help = "leave out each job's cycles 0..K-1 (start-up)" },
+	  .help = "leave out each job's cycles 0..K-1 (start-up) from every "
+		  "figure: concurrency, duty cycles, baseline, write cost, "
+		  "per-cycle structure, plots" },
+	{ .name = "pairs", .arg = "SET", .type = CLI_CHOICE, .var = &args.pairs,
+	  .choice = pairs_choice, .choice_help = pairs_help,
+	  .help = "the pairs of jobs that get a phase-gap return map" },
+	{ .name = "bootstrap", .arg = "N", .type = CLI_CALL, .set = set_bootstrap,
+	  .dflt = "1000; above 256 jobs only when given",
+	  .help = "resamples of the block bootstrap behind the tail ratios' "
+		  "95% confidence intervals; 0 turns it off" },
+	{ .name = "seed", .arg = "S", .type = CLI_U64, .var = &args.seed,
+	  .help = "seed of the bootstrap's draws" },
+	{ .name = "pool", .type = CLI_FLAG, .var = &args.pool,
+	  .help = "regress the gap's step on the gap over the return maps of "
+		  "every EVENTS file together, and print only that" },
 	{ .name = "jobs", .arg = "N", .type = CLI_U64, .var = &args.jobs,
 	  .min = 1, .max = FLEET_JOBS_MAX,
 	  .dflt = "the file's jobs param, else the largest job + 1",
@@ -67,7 +119,9 @@ static const struct cli_option analysis_options[] = {
 	{ .name = NULL },
 };
 
-static const char *const usage[] = { "[OPTIONS] EVENTS", NULL };
+static const char *const usage[] = {
+	"[OPTIONS] EVENTS", "--pool [OPTIONS] EVENTS...", NULL,
+};
 
 static const struct cli_group groups[] = {
 	{ .title = "Options", .options = analysis_options },
@@ -81,7 +135,11 @@ static const struct cli_program prog = {
 		 "fnblk-fleet or fnblk-sim wrote, CSV or JSON lines; '-' reads "
 		 "standard input): concurrent writers against independent "
 		 "phases, firing order, phase-gap return maps, the Kuramoto "
-		 "order parameter, start-interval ratios and write slowdown.",
+		 "order parameter, start-interval ratios and write slowdown.\n"
+		 "\n"
+		 "With --pool: one regression of the phase gap's step on the "
+		 "gap, with standard errors, pooled over the return maps of "
+		 "every file.",
 	.groups = groups,
 	.json = &args.json,
 	.json_help = "print the analysis as JSON instead of tables",
@@ -143,12 +201,97 @@ static int fn_values(const char *spec, unsigned int jobs, double *f)
 	return 0;
 }
 
+/* Read one event file; 0, or 1 after a message. */
+static int read_events(const char *path, struct fnblk_events *ev)
+{
+	char err[512];
+
+	fnblk_events_init(ev);
+	if (fnblk_events_read_file(path, ev, err, sizeof(err))) {
+		cli_error(&prog, "%s", err);
+		fnblk_events_free(ev);
+		return 1;
+	}
+	if (!ev->nr) {
+		cli_error(&prog, "%s: no writes", path);
+		fnblk_events_free(ev);
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * --pool: the regression of step on gap over the return maps of every
+ * file (each with its own cycle table and pairs), as experiment 1 needs
+ * it across runs at different gaps.
+ */
+static int pool_files(char **paths, int nr, const struct report_opts *o,
+		      uint64_t jobs_opt, bool json)
+{
+	struct fnblk_linfit fit;
+	struct fnblk_linfit_result res;
+	json_t *files = json_array(), *root;
+	int i, ret = 0;
+
+	fnblk_linfit_init(&fit);
+	for (i = 0; i < nr && !ret; i++) {
+		struct fnblk_events ev;
+		struct cycle_table t;
+		struct pair_map *maps = NULL;
+		size_t nr_maps = 0, before = fit.n;
+		unsigned int jobs;
+
+		if (read_events(paths[i], &ev))
+			return 1;
+		jobs = jobs_opt ? jobs_opt : count_jobs(&ev);
+		if (cycle_table_build(&ev, jobs, o->skip, &t)) {
+			cli_error(&prog, "%s: no cycle completed by every job past --skip-cycles",
+				  paths[i]);
+			ret = 1;
+		} else if (pair_maps_compute(&t, o->pairs, &maps, &nr_maps)) {
+			cli_error(&prog, "%s: out of memory", paths[i]);
+			ret = 1;
+		} else {
+			pair_maps_pool(maps, nr_maps, &fit);
+			if (json)
+				json_array_append_new(files, json_pack("{s:s, s:i, s:I}",
+					"file", paths[i], "pairs", (int)nr_maps,
+					"points", (json_int_t)(fit.n - before)));
+			else
+				printf("%s: %zu pairs, %zu points from cycle %u\n",
+				       paths[i], nr_maps, fit.n - before, t.first);
+			cycle_table_free(&t);
+		}
+		pair_maps_free(maps, nr_maps);
+		fnblk_events_free(&ev);
+	}
+	if (!ret) {
+		fnblk_linfit_solve(&fit, &res);
+		if (json) {
+			root = json_pack("{s:o, s:i, s:s, s:o}", "files", files,
+					 "skip_cycles", o->skip,
+					 "pairs", pair_set_name(o->pairs),
+					 "pooled", report_json_pooled(&res));
+			files = NULL;
+			if (!root || json_dumpf(root, stdout, JSON_INDENT(2) |
+						JSON_PRESERVE_ORDER))
+				ret = 1;
+			json_decref(root);
+			putchar('\n');
+		} else {
+			report_print_pooled(stdout, &res);
+		}
+	}
+	json_decref(files);
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
+	struct report_opts opt = { 0 };
 	const char *fn_spec, *path;
 	struct fnblk_events ev;
 	struct report rep;
-	char err[512];
 	unsigned int jobs;
 	double *solo, *f;
 	int first, ret;
@@ -156,23 +299,28 @@ int main(int argc, char **argv)
 	ret = cli_parse(&prog, argc, argv, &first);
 	if (ret != CLI_CONTINUE)
 		return ret;
+	opt.skip = args.skip;
+	opt.pairs = (enum pair_set)args.pairs;
+	opt.bootstrap = args.bootstrap;
+	opt.bootstrap_given = args.bootstrap_given;
+	opt.seed = args.seed;
+	if (args.pool) {
+		if (first == argc)
+			return cli_usage_error(&prog, "--pool: no EVENTS file");
+		if (args.plot_dir)
+			return cli_usage_error(&prog, "--plot does not apply to --pool");
+		return pool_files(argv + first, argc - first, &opt, args.jobs,
+				  args.json);
+	}
 	if (first + 1 != argc)
 		return cli_usage_error(&prog, first == argc ? "no EVENTS file" :
-				       "expected one EVENTS file, not %d",
+				       "expected one EVENTS file, not %d (several only with --pool)",
 				       argc - first);
 	path = argv[first];
 	ret = 0;
 	fn_spec = args.fn_spec;
-	fnblk_events_init(&ev);
-	if (fnblk_events_read_file(path, &ev, err, sizeof(err))) {
-		cli_error(&prog, "%s", err);
+	if (read_events(path, &ev))
 		return 1;
-	}
-	if (!ev.nr) {
-		cli_error(&prog, "%s: no writes", path);
-		fnblk_events_free(&ev);
-		return 1;
-	}
 	jobs = args.jobs ? args.jobs : count_jobs(&ev);
 	solo = calloc(jobs, sizeof(*solo));
 	f = calloc(jobs + 1, sizeof(*f));
@@ -183,19 +331,20 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	solo_times(&ev, jobs, args.solo_time, solo);
+	memset(&rep, 0, sizeof(rep));
 	if (fn_spec && fn_values(fn_spec, jobs, f)) {
 		ret = 1;
-		memset(&rep, 0, sizeof(rep));
 		goto out;
 	}
-	if (report_compute(&rep, &ev, path, jobs, args.skip, solo,
-			   fn_spec ? f : NULL)) {
-		cli_error(&prog, "%s: analysis failed (out of memory, or no write in range)",
+	opt.solo_ns = solo;
+	opt.f = fn_spec ? f : NULL;
+	opt.fn = fn_spec;
+	if (report_compute(&rep, &ev, path, jobs, &opt)) {
+		cli_error(&prog, "%s: analysis failed (out of memory, or no write at or past --skip-cycles)",
 			  path);
 		ret = 1;
 		goto out;
 	}
-	rep.fn = fn_spec;
 	if (args.json) {
 		if (report_print_json(stdout, &rep)) {
 			cli_error(&prog, "writing JSON failed");

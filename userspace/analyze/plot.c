@@ -80,40 +80,36 @@ static FILE *open_in(const char *dir, const char *name)
 	return f;
 }
 
-/* n(t) as steps, seconds from the window's start. */
+/* n(t) as steps, seconds from the window's start (the analysis's own walk). */
+struct steps {
+	FILE *f;
+	uint64_t from;
+};
+
+static void write_step(void *arg, uint64_t t, unsigned int job, int writing,
+		       unsigned int n)
+{
+	struct steps *st = arg;
+
+	(void)job;
+	(void)writing;
+	fprintf(st->f, "%.9f %u\n", (t - st->from) / 1e9, n);
+}
+
 static int write_n_of_t(const struct report *rep, FILE *f)
 {
-	const struct fnblk_events *e = rep->ev;
-	struct fnblk_events edges;
-	size_t i;
-	int n = 0;
+	struct steps st = { f, rep->conc.sweep.from_ns };
+	uint64_t from, to;
 
-	/* Reuse the event sort: a start is (t, job), an end is (t, job + jobs). */
-	fnblk_events_init(&edges);
-	for (i = 0; i < e->nr; i++) {
-		struct fnblk_event s = { .start_ns = e->ev[i].start_ns, .job = 1 };
-		struct fnblk_event x = { .start_ns = e->ev[i].end_ns, .job = 0 };
-
-		if (fnblk_events_add(&edges, &s) || fnblk_events_add(&edges, &x)) {
-			fnblk_events_free(&edges);
-			return -1;
-		}
-	}
-	/* Ends (job 0) sort before starts (job 1) at one instant. */
-	fnblk_events_sort(&edges);
 	fprintf(f, "0 0\n");
-	for (i = 0; i < edges.nr; i++) {
-		n += edges.ev[i].job ? 1 : -1;
-		fprintf(f, "%.9f %d\n",
-			(edges.ev[i].start_ns - rep->conc.from_ns) / 1e9, n);
-	}
-	fnblk_events_free(&edges);
-	return 0;
+	return fnblk_concurrency_walk(rep->ev, rep->jobs, rep->opt.skip, &from,
+				      &to, write_step, &st);
 }
 
 int report_plot(const struct report *rep, const char *dir)
 {
 	const struct concurrency *c = &rep->conc;
+	const struct fnblk_concurrency *s = &c->sweep;
 	FILE *f;
 	unsigned int k;
 	size_t m;
@@ -130,8 +126,8 @@ int report_plot(const struct report *rep, const char *dir)
 	if (!f)
 		return -1;
 	fprintf(f, "# n measured independent tail_measured tail_independent\n");
-	for (k = 0; k <= c->jobs; k++)
-		fprintf(f, "%u %.9g %.9g %.9g %.9g\n", k, c->measured[k],
+	for (k = 0; k <= s->jobs; k++)
+		fprintf(f, "%u %.9g %.9g %.9g %.9g\n", k, s->time_at[k],
 			c->baseline[k], c->measured_tail[k], c->baseline_tail[k]);
 	if (fclose(f))
 		return -1;
@@ -164,20 +160,20 @@ int report_plot(const struct report *rep, const char *dir)
 	fprintf(f, "set terminal %s\nset grid\n", png_terminal());
 	fprintf(f, "set output 'n_t.png'\nset title 'concurrent writers n(t)'\n"
 		"set xlabel 'time (s)'\nset ylabel 'n'\nset yrange [0:%u]\n"
-		"plot 'n_t.dat' using 1:2 with steps notitle\n", c->jobs + 1);
+		"plot 'n_t.dat' using 1:2 with steps notitle\n", s->jobs + 1);
 	fprintf(f, "set output 'n_hist.png'\nset title 'share of time at n'\n"
 		"set xlabel 'n'\nset ylabel 'share of time'\nset autoscale y\n"
 		"set style data histograms\nset style fill solid 0.6 border -1\n"
 		"set boxwidth 0.4\nset xrange [-0.5:%u.5]\n"
 		"plot 'n_hist.dat' using ($1-0.2):2 with boxes title 'measured', "
 		"'' using ($1+0.2):3 with boxes title 'independent phases'\n",
-		c->jobs);
+		s->jobs);
 	fprintf(f, "set output 'n_tail.png'\nset title 'P(n >= k)'\n"
 		"set xlabel 'k'\nset ylabel 'P(n >= k)'\nset logscale y\n"
 		"set xrange [0:%u]\n"
 		"plot 'n_hist.dat' using 1:4 with linespoints title 'measured', "
 		"'' using 1:5 with linespoints title 'independent phases'\n"
-		"unset logscale y\nset autoscale x\n", c->jobs);
+		"unset logscale y\nset autoscale x\n", s->jobs);
 	if (rep->nr_maps && rep->maps[0].points) {
 		fprintf(f, "set output 'return_map.png'\n"
 			"set title 'phase-gap return map, every pair'\n"
@@ -191,7 +187,7 @@ int report_plot(const struct report *rep, const char *dir)
 		fprintf(f, "set output 'kuramoto.png'\nset title 'Kuramoto order parameter'\n"
 			"set xlabel 'cycle'\nset ylabel 'r'\nset yrange [0:1]\n"
 			"plot 'kuramoto.dat' using 1:2 with linespoints title 'r', "
-			"%.9g with lines title '1/sqrt(N)'\n", 1 / sqrt(c->jobs));
+			"%.9g with lines title '1/sqrt(N)'\n", 1 / sqrt(s->jobs));
 	}
 	if (fclose(f))
 		return -1;

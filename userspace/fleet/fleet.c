@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "../lib/fleet.h"
+#include "../lib/stats.h"
 #include "../lib/units.h"
 #include "cgroup.h"
 #include "ckpt.h"
@@ -240,7 +241,8 @@ static int measure_solo(struct fleet_run *r)
 		return -1;
 	}
 	for (j = 0; j < r->cfg.jobs; j++) {
-		uint64_t bytes = ckpt_write_size(&r->io, r->plan[j].size), t[4];
+		uint64_t bytes = ckpt_write_size(&r->io, r->plan[j].size);
+		double t[4];
 
 		for (k = 0; k < j; k++) {
 			if (r->plan[k].size == r->plan[j].size) {
@@ -260,7 +262,7 @@ static int measure_solo(struct fleet_run *r)
 			}
 			t[k] = now_ns() - t1;
 		}
-		r->solo_ns[j] = percentile_ns(t + 1, 3, 0.5);
+		r->solo_ns[j] = fnblk_median(t + 1, 3);
 	}
 	ckpt_close(w);
 	return 0;
@@ -280,20 +282,13 @@ static FILE *open_output(const char *path)
 
 static int summarise(struct fleet_run *r)
 {
-	struct job_summary *s = calloc(r->cfg.jobs, sizeof(*s));
 	FILE *f = r->csv_path && !strcmp(r->csv_path, "-") ? stderr : stdout;
-	unsigned int j;
+	struct fnblk_write_times w;
 
-	if (!s)
+	if (fnblk_write_times_compute(&r->ev, r->cfg.jobs, 0, r->solo_ns, &w))
 		return -1;
-	for (j = 0; j < r->cfg.jobs; j++) {
-		if (job_summary_compute(&r->ev, j, r->solo_ns[j], &s[j])) {
-			free(s);
-			return -1;
-		}
-	}
-	job_summary_print(f, r->cfg.jobs, s);
-	free(s);
+	job_summary_print(f, &w);
+	fnblk_write_times_free(&w);
 	return 0;
 }
 

@@ -251,8 +251,9 @@ struct report {
 static double slowdown(const struct kpi *k, const struct report *r,
 		       unsigned int j)
 {
-	return k->job_writes[j] && r->solo[j] > 0 ?
-	       k->job_mean_write_s[j] / r->solo[j] : NAN;
+	const struct fnblk_write_stats *w = &k->times.job[j];
+
+	return w->writes && r->solo[j] > 0 ? w->mean_ns * 1e-9 / r->solo[j] : NAN;
 }
 
 static unsigned int top_writers(const struct report *r)
@@ -260,7 +261,7 @@ static unsigned int top_writers(const struct report *r)
 	unsigned int k, top = 0;
 
 	for (k = 0; k <= r->jobs; k++)
-		if (r->pred.conc[k] > 0 || r->meas.conc[k] > 0)
+		if (r->pred.conc.time_at[k] > 0 || r->meas.conc.time_at[k] > 0)
 			top = k;
 	return top;
 }
@@ -276,19 +277,19 @@ static void print_text(const struct report *r, const char *path)
 	unsigned int k, j, top = top_writers(r);
 	char name[64];
 
-	printf("%s: %zu writes compared, %u jobs\n", path, r->meas.writes,
-	       r->jobs);
+	printf("%s: %zu writes compared, %u jobs\n", path,
+	       r->meas.times.all.writes, r->jobs);
 	printf("  %-26s %14s %14s %10s\n", "", "predicted", "measured",
 	       "rel.err");
-	print_row("write time mean (s)", r->pred.mean_write_s,
-		  r->meas.mean_write_s);
-	print_row("write time p99 (s)", r->pred.p99_write_s,
-		  r->meas.p99_write_s);
-	print_row("mean concurrent writers", r->pred.mean_writers,
-		  r->meas.mean_writers);
+	print_row("write time mean (s)", r->pred.times.all.mean_ns * 1e-9,
+		  r->meas.times.all.mean_ns * 1e-9);
+	print_row("write time p99 (s)", r->pred.times.all.p99_ns * 1e-9,
+		  r->meas.times.all.p99_ns * 1e-9);
+	print_row("mean concurrent writers", r->pred.conc.mean_n,
+		  r->meas.conc.mean_n);
 	for (k = 0; k <= top; k++) {
 		snprintf(name, sizeof(name), "P(writers = %u)", k);
-		print_row(name, r->pred.conc[k], r->meas.conc[k]);
+		print_row(name, r->pred.conc.time_at[k], r->meas.conc.time_at[k]);
 	}
 	for (j = 0; j < r->jobs; j++) {
 		snprintf(name, sizeof(name), "slowdown job %u", j);
@@ -317,7 +318,7 @@ static int print_json(const struct report *r, const char *path)
 
 	writers = json_array();
 	for (k = 0; k <= top; k++) {
-		row = json_row(r->pred.conc[k], r->meas.conc[k]);
+		row = json_row(r->pred.conc.time_at[k], r->meas.conc.time_at[k]);
 		json_object_set_new(row, "writers", json_integer(k));
 		json_array_append_new(writers, row);
 	}
@@ -330,13 +331,15 @@ static int print_json(const struct report *r, const char *path)
 	}
 	root = json_pack("{s:s, s:i, s:I, s:o, s:o, s:o, s:o, s:o}",
 			 "events", path, "jobs", (int)r->jobs,
-			 "writes", (json_int_t)r->meas.writes,
-			 "write_time_mean_s", json_row(r->pred.mean_write_s,
-						       r->meas.mean_write_s),
-			 "write_time_p99_s", json_row(r->pred.p99_write_s,
-						      r->meas.p99_write_s),
-			 "mean_writers", json_row(r->pred.mean_writers,
-						  r->meas.mean_writers),
+			 "writes", (json_int_t)r->meas.times.all.writes,
+			 "write_time_mean_s",
+			 json_row(r->pred.times.all.mean_ns * 1e-9,
+				  r->meas.times.all.mean_ns * 1e-9),
+			 "write_time_p99_s",
+			 json_row(r->pred.times.all.p99_ns * 1e-9,
+				  r->meas.times.all.p99_ns * 1e-9),
+			 "mean_writers", json_row(r->pred.conc.mean_n,
+						  r->meas.conc.mean_n),
 			 "writers", writers, "slowdown", jobs);
 	if (!root)
 		return -1;

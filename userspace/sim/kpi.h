@@ -1,34 +1,30 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Key figures of a fleet run, from its events alone, computed the same way
- * for a kernel run and its simulation so the two can be set side by side.
+ * for a kernel run and its simulation so the two can be set side by side:
+ * libfnblk's concurrency sweep and write times, the definitions
+ * fnblk-analyze uses too.
  */
 #ifndef FNBLK_SIM_KPI_H
 #define FNBLK_SIM_KPI_H
 
 #include <stddef.h>
 
+#include "concurrency.h"
 #include "events.h"
+#include "write_times.h"
 
 struct kpi {
 	unsigned int jobs;
-	size_t writes;
-	double mean_write_s;	/* end - start, over every write */
-	double p99_write_s;	/* nearest rank */
-	/*
-	 * Time-weighted distribution of concurrent writers: conc[k] is the
-	 * fraction of [first start, last end) with k writes in progress,
-	 * k = 0..jobs.
-	 */
-	double *conc;
-	double mean_writers;
-	double *job_mean_write_s;	/* per job; 0 if it wrote nothing */
-	size_t *job_writes;
+	/* Time-weighted n over [first start, last end), n = 0..jobs. */
+	struct fnblk_concurrency conc;
+	/* Write times (end - start): every write, and per job. */
+	struct fnblk_write_times times;
 };
 
 /*
  * Figures of e's writes by jobs below jobs (others are ignored). Returns 0,
- * or -1 when out of memory. Free with kpi_free.
+ * or -1 when e holds no write or out of memory. Free with kpi_free.
  */
 int kpi_compute(const struct fnblk_events *e, unsigned int jobs,
 		struct kpi *k);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../analysis.h"
+#include "fleet.h"
 #include "../../fleet/tests/tap.h"
 
 static void add(struct fnblk_events *e, unsigned int job, unsigned int cycle,
@@ -15,67 +16,84 @@ static void add(struct fnblk_events *e, unsigned int job, unsigned int cycle,
 	fnblk_events_add(e, &ev);
 }
 
-static void test_distributions(void)
-{
-	double pmf[17], tail[17], pb[17], p2[2] = { 0.5, 0.25 }, p10[10];
-	int k, ok;
-
-	binomial_pmf(4, 0.5, pmf);
-	TAP_OK(fabs(pmf[0] - 1 / 16.0) < 1e-15 && fabs(pmf[1] - 4 / 16.0) < 1e-15 &&
-	       fabs(pmf[2] - 6 / 16.0) < 1e-15 && fabs(pmf[4] - 1 / 16.0) < 1e-15,
-	       "binomial(4, 1/2) = 1 4 6 4 1 over 16");
-	TAP_OK(!poisson_binomial(p2, 2, pb), "poisson-binomial of 1/2, 1/4");
-	TAP_OK(pb[0] == 0.375 && pb[1] == 0.5 && pb[2] == 0.125,
-	       "poisson-binomial(1/2, 1/4) = 3/8 1/2 1/8");
-	upper_tail(pb, 2, tail);
-	TAP_OK(tail[0] == 1 && tail[1] == 0.625 && tail[2] == 0.125,
-	       "upper tail P(n >= k) = 1 5/8 1/8");
-	for (k = 0; k < 10; k++)
-		p10[k] = 0.3;
-	poisson_binomial(p10, 10, pb);
-	binomial_pmf(10, 0.3, pmf);
-	for (ok = 1, k = 0; k <= 10; k++)
-		ok &= fabs(pb[k] - pmf[k]) < 1e-14;
-	TAP_OK(ok, "poisson-binomial with equal p is the binomial");
-	binomial_pmf(16, 0.1, pmf);
-	upper_tail(pmf, 16, tail);
-	/* References: exact rational sums, computed independently. */
-	TAP_NEAR(tail[5], 0.0170039982778795, 1e-15, "binomial(16, 0.1): P(n >= 5)");
-	TAP_NEAR(tail[12] / 1.2359125e-09, 1, 1e-9,
-		 "binomial(16, 0.1): P(n >= 12) exact far in the tail");
-	p2[1] = 1.5;
-	TAP_OK(poisson_binomial(p2, 2, pb), "poisson-binomial refuses p > 1");
-}
-
 static void test_concurrency(void)
 {
 	struct fnblk_events e;
 	struct concurrency c;
 
+	/* Duty cycles 1/2, 1/4, 1/2 over [0, 20); two write on [0, 5). */
 	fnblk_events_init(&e);
 	add(&e, 0, 0, 0, 10);
-	add(&e, 0, 1, 20, 30);
-	add(&e, 1, 0, 5, 15);
-	add(&e, 1, 1, 25, 40);
-	TAP_OK(!concurrency_compute(&e, 2, &c), "concurrency of a two-job run");
-	TAP_OK(c.from_ns == 0 && c.to_ns == 40, "window is first start to last end");
-	TAP_NEAR(c.measured[0], 5 / 40.0, 1e-15, "n = 0 for 5 of 40");
-	TAP_NEAR(c.measured[1], 25 / 40.0, 1e-15, "n = 1 for 25 of 40");
-	TAP_NEAR(c.measured[2], 10 / 40.0, 1e-15, "n = 2 for 10 of 40");
-	TAP_OK(c.duty[0] == 0.5 && c.duty[1] == 0.625, "duty cycles 1/2 and 5/8");
-	TAP_NEAR(c.baseline[0], 0.1875, 1e-15, "independent P(0) = 1/2 * 3/8");
-	TAP_NEAR(c.baseline[2], 0.3125, 1e-15, "independent P(2) = 1/2 * 5/8");
-	TAP_NEAR(c.measured_tail[1], 0.875, 1e-15, "measured P(n >= 1)");
-	TAP_NEAR(c.mean_n, 1.125, 1e-15, "mean n is the sum of duty cycles");
+	add(&e, 1, 0, 0, 5);
+	add(&e, 2, 0, 10, 20);
+	TAP_OK(!concurrency_compute(&e, 3, 0, 0, &c), "concurrency of a three-job run");
+	TAP_NEAR(c.baseline[0], 0.1875, 1e-15, "independent P(0) = 1/2 * 3/4 * 1/2");
+	TAP_NEAR(c.baseline[3], 0.0625, 1e-15, "independent P(3) = 1/2 * 1/4 * 1/2");
+	TAP_NEAR(c.baseline_tail[2], 0.375, 1e-15, "independent P(n >= 2) = 5/16 + 1/16");
+	TAP_NEAR(c.measured_tail[2], 0.25, 1e-15, "measured P(n >= 2) = 5/20");
+	concurrency_free(&c);
+	fnblk_events_free(&e);
+}
+
+/*
+ * Two jobs, period 100, for `cycles` cycles; job 1 writes 80..100 after
+ * job 0's 0..20 except in the cycles marked in `burst`, where it writes
+ * with job 0 (0..10). Without bursts every period is the same.
+ */
+static void burst_run(struct fnblk_events *e, unsigned int cycles,
+		      const int *burst)
+{
+	unsigned int c;
+
+	fnblk_events_init(e);
+	for (c = 0; c < cycles; c++) {
+		uint64_t t = 100 * c;
+
+		add(e, 0, c, t, t + 20);
+		if (burst[c])
+			add(e, 1, c, t, t + 10);
+		else
+			add(e, 1, c, t + 80, t + 100);
+	}
+}
+
+static void test_bootstrap(void)
+{
+	const int never[6] = { 0 }, some[6] = { 1, 0, 0, 1, 0, 1 };
+	struct fnblk_events e;
+	struct concurrency c;
+	struct tail_ci ci, again;
+
+	/* Identical blocks: every resample is the run itself. */
+	burst_run(&e, 6, never);
+	concurrency_compute(&e, 2, 0, 100, &c);
+	TAP_EQ_U(c.sweep.nr_blocks, 6, "six blocks of one period");
+	TAP_OK(!tail_ratio_bootstrap(&c, 200, 7, 0.95, &ci), "bootstrap of a periodic run");
+	TAP_NEAR(ci.lo[1], c.measured_tail[1] / c.baseline_tail[1], 1e-12,
+		 "identical blocks: the interval is the point, low end");
+	TAP_NEAR(ci.hi[1], ci.lo[1], 1e-12, "identical blocks: zero width");
+	TAP_OK(ci.lo[2] == 0 && ci.hi[2] == 0,
+	       "n >= 2 never seen: ratio 0 in every resample");
+	tail_ci_free(&ci);
 	concurrency_free(&c);
 	fnblk_events_free(&e);
 
-	fnblk_events_init(&e);
-	add(&e, 0, 0, 0, 10);
-	add(&e, 1, 0, 10, 20);
-	concurrency_compute(&e, 2, &c);
-	TAP_OK(c.measured[2] == 0 && c.measured[1] == 1,
-	       "a write ending as another starts does not overlap it");
+	burst_run(&e, 6, some);
+	concurrency_compute(&e, 2, 0, 100, &c);
+	tail_ratio_bootstrap(&c, 400, 7, 0.95, &ci);
+	tail_ratio_bootstrap(&c, 400, 7, 0.95, &again);
+	TAP_OK(ci.lo[2] == again.lo[2] && ci.hi[2] == again.hi[2],
+	       "one seed, one interval");
+	TAP_OK(ci.lo[2] < ci.hi[2], "blocks that differ give an interval of some width");
+	TAP_OK(ci.lo[2] <= c.measured_tail[2] / c.baseline_tail[2] &&
+	       ci.hi[2] >= c.measured_tail[2] / c.baseline_tail[2],
+	       "and it holds the point estimate");
+	tail_ci_free(&ci);
+	tail_ci_free(&again);
+	TAP_OK(tail_ratio_bootstrap(&c, 0, 7, 0.95, &ci), "no resamples: refused");
+	concurrency_free(&c);
+	concurrency_compute(&e, 2, 0, 0, &c);
+	TAP_OK(tail_ratio_bootstrap(&c, 10, 7, 0.95, &ci), "no blocks: refused");
 	concurrency_free(&c);
 	fnblk_events_free(&e);
 }
@@ -145,7 +163,7 @@ static void test_return_maps(void)
 
 	pair_run(&e, flat, 4);
 	cycle_table_build(&e, 2, 0, &t);
-	TAP_OK(!pair_maps_compute(&t, &m, &nr) && nr == 1, "one pair of two jobs");
+	TAP_OK(!pair_maps_compute(&t, PAIRS_ALL, &m, &nr) && nr == 1, "one pair of two jobs");
 	TAP_OK(m[0].points == 3 && m[0].mean_step == 0 && m[0].rms_step == 0 &&
 	       m[0].max_step == 0, "constant gap: the return map is the identity");
 	TAP_OK(isnan(m[0].slope), "constant gap: slope undetermined, not invented");
@@ -155,7 +173,7 @@ static void test_return_maps(void)
 
 	pair_run(&e, drift, 4);
 	cycle_table_build(&e, 2, 0, &t);
-	pair_maps_compute(&t, &m, &nr);
+	pair_maps_compute(&t, PAIRS_ALL, &m, &nr);
 	TAP_OK(m[0].mean_step == 5 && m[0].rms_step == 5 && m[0].max_step == 5,
 	       "drifting gap: step 5 each cycle");
 	TAP_NEAR(m[0].slope, 1, 1e-12, "drifting gap: slope 1");
@@ -166,10 +184,115 @@ static void test_return_maps(void)
 
 	pair_run(&e, doubling, 5);
 	cycle_table_build(&e, 2, 0, &t);
-	pair_maps_compute(&t, &m, &nr);
+	pair_maps_compute(&t, PAIRS_ALL, &m, &nr);
 	TAP_NEAR(m[0].slope, 2, 1e-12, "doubling gap: slope 2");
 	TAP_NEAR(m[0].intercept, 0, 1e-9, "doubling gap: intercept 0");
+	{
+		struct fnblk_linfit fit;
+		struct fnblk_linfit_result res;
+
+		/* Steps 1, 2, 4, 8 at gaps 1, 2, 4, 8: step = gap exactly. */
+		fnblk_linfit_init(&fit);
+		pair_maps_pool(m, nr, &fit);
+		fnblk_linfit_solve(&fit, &res);
+		TAP_OK(res.n == 4 && fabs(res.b - 1) < 1e-12 && fabs(res.a) < 1e-9 &&
+		       res.se_b < 1e-9, "pooled step on gap: slope 1, intercept 0, s.e. 0");
+		/* The same pair twice (as two runs) leaves the line where it is. */
+		pair_maps_pool(m, nr, &fit);
+		fnblk_linfit_solve(&fit, &res);
+		TAP_OK(res.n == 8 && fabs(res.b - 1) < 1e-12, "pooling two runs: 8 points, slope 1");
+	}
 	pair_maps_free(m, nr);
+	cycle_table_free(&t);
+	fnblk_events_free(&e);
+}
+
+static void test_pair_sets(void)
+{
+	struct fnblk_events e;
+	struct cycle_table t;
+	struct pair_map *m;
+	size_t nr;
+
+	/* Firing order 2, 0, 1 in cycle 0 (order_run's jobs at 0/10/20 moved). */
+	fnblk_events_init(&e);
+	add(&e, 0, 0, 10, 11);
+	add(&e, 1, 0, 20, 21);
+	add(&e, 2, 0, 0, 1);
+	add(&e, 0, 1, 110, 111);
+	add(&e, 1, 1, 125, 126);
+	add(&e, 2, 1, 100, 101);
+	cycle_table_build(&e, 3, 0, &t);
+	TAP_OK(!pair_maps_compute(&t, PAIRS_NEIGHBOURS, &m, &nr) && nr == 2 &&
+	       m[0].i == 2 && m[0].j == 0 && m[1].i == 0 && m[1].j == 1,
+	       "neighbours: the N-1 pairs adjacent in firing order");
+	TAP_OK(m[0].gap[0] == 10 && m[1].gap[1] == 15, "neighbour gaps are positive, in order");
+	pair_maps_free(m, nr);
+	TAP_OK(!pair_maps_compute(&t, PAIRS_ALL, &m, &nr) && nr == 3, "all: N(N-1)/2 pairs");
+	pair_maps_free(m, nr);
+	TAP_OK(!pair_maps_compute(&t, PAIRS_NONE, &m, &nr) && nr == 0 && !m, "none: no maps");
+	TAP_OK(pair_set_resolve(PAIRS_AUTO, &t) == PAIRS_ALL, "auto: all for 3 jobs");
+	t.jobs = PAIRS_ALL_MAX_JOBS + 1;
+	TAP_OK(pair_set_resolve(PAIRS_AUTO, &t) == PAIRS_NEIGHBOURS,
+	       "auto: neighbours beyond 64 jobs");
+	t.jobs = 3;
+	cycle_table_free(&t);
+	fnblk_events_free(&e);
+}
+
+/* Pairs swapped between two rows, and the widest gap of one, by brute force. */
+static unsigned int brute_swaps(const struct cycle_table *t, unsigned int c,
+				double *gap)
+{
+	const uint64_t *a = t->start + (size_t)c * t->jobs, *b = a + t->jobs;
+	unsigned int i, j, d = 0;
+
+	for (i = 0; i < t->jobs; i++) {
+		for (j = i + 1; j < t->jobs; j++) {
+			/* Firing order: by start, ties by job id (i < j). */
+			int before_a = a[i] <= a[j], before_b = b[i] <= b[j];
+
+			if (before_a == before_b)
+				continue;
+			d++;
+			*gap = fmax(*gap, fabs((double)a[i] - (double)a[j]));
+		}
+	}
+	return d;
+}
+
+static void test_order_brute(void)
+{
+	struct fleet_rng rng;
+	struct fnblk_events e;
+	struct cycle_table t;
+	struct order_changes o;
+	unsigned int c, j, changed = 0, most = 0;
+	uint64_t swaps = 0;
+	double gap = 0;
+
+	/* 50 jobs, 20 cycles, starts jittered so that orders change often. */
+	fleet_rng_seed(&rng, 3);
+	fnblk_events_init(&e);
+	for (c = 0; c < 20; c++)
+		for (j = 0; j < 50; j++) {
+			uint64_t s = 100000 * c + j * 100 + fleet_rng_u64(&rng) % 400;
+
+			add(&e, j, c, s, s + 10);
+		}
+	cycle_table_build(&e, 50, 0, &t);
+	for (c = 0; c + 1 < t.cycles; c++) {
+		unsigned int d = brute_swaps(&t, c, &gap);
+
+		swaps += d;
+		changed += d > 0;
+		most = d > most ? d : most;
+	}
+	order_changes_compute(&t, &o);
+	TAP_OK(o.transitions == 19 && o.changed == changed && o.swaps == swaps &&
+	       o.max_swaps == most && swaps > 100,
+	       "merge-sort Kendall distances match the pairwise count");
+	TAP_NEAR(o.max_swap_gap_ns, gap, 0, "and the widest swapped gap matches");
 	cycle_table_free(&t);
 	fnblk_events_free(&e);
 }
@@ -260,34 +383,15 @@ static void test_interval_ratios(void)
 	fnblk_events_free(&e);
 }
 
-static void test_costs(void)
-{
-	struct fnblk_events e;
-	struct job_cost c[3];
-	double solo[3] = { 5, 0, 2 };
-	double v[4] = { 4, 1, 3, 2 };
-
-	fnblk_events_init(&e);
-	add(&e, 0, 0, 0, 10);
-	add(&e, 0, 1, 100, 120);
-	add(&e, 2, 0, 0, 4);
-	TAP_OK(!job_costs_compute(&e, 3, solo, c), "job costs");
-	TAP_OK(c[0].writes == 2 && c[0].mean_ns == 15 && c[0].slowdown == 3,
-	       "job 0: mean 15 over solo 5 is 3x");
-	TAP_OK(c[1].writes == 0 && c[1].slowdown == 0, "a job without writes has no slowdown");
-	TAP_OK(c[2].slowdown == 2, "job 2: 4 over 2");
-	TAP_NEAR(median(v, 4), 2.5, 0, "median of an even count");
-	fnblk_events_free(&e);
-}
-
 int main(void)
 {
-	test_distributions();
 	test_concurrency();
+	test_bootstrap();
 	test_order();
 	test_return_maps();
+	test_pair_sets();
 	test_kuramoto();
 	test_interval_ratios();
-	test_costs();
+	test_order_brute();
 	return tap_done();
 }

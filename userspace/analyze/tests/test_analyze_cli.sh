@@ -13,6 +13,17 @@ ok() { # status name
 	if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
 }
 
+# A check of a JSON report in Python (read from stdin, the file as argv[1]).
+json_ok() { # name file
+	if command -v python3 >/dev/null; then
+		python3 - "$2"
+		ok $? "$1"
+	else
+		cat >/dev/null
+		n=$((n + 1)); echo "ok $n - $1 # SKIP no python3"
+	fi
+}
+
 # Two jobs, period 100ms, gap 30ms held for 5 cycles, 10ms writes.
 {
 	echo '# fnblk-events v1'
@@ -35,13 +46,12 @@ grep -q 'firing order: 4 transitions, 0 changed' "$TMP/out.txt"
 ok $? "firing order never changes"
 grep -q '0-1 *30.000 *0.000 *0.000' "$TMP/out.txt"
 ok $? "pair 0-1: gap 30ms, no step"
-grep -Eq '^ +0 +5 +10.000 +5.000 +2.000$' "$TMP/out.txt"
+grep -Eq '^ +0 +5 +10.000 +10.000 +10.000 +10.000 +5.000 +2.000$' "$TMP/out.txt"
 ok $? "slowdown 2 from the solo_ns param"
 
 "$ANALYZE" --json "$TMP/run.jsonl" >"$TMP/out.json"
 ok $? "JSON report from JSON lines input"
-if command -v python3 >/dev/null; then
-	python3 - "$TMP/out.json" <<'PY'
+json_ok "JSON carries the same numbers" "$TMP/out.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
 c = r["cycles"]
@@ -51,10 +61,6 @@ assert c["return_maps"][0]["mean_step_ns"] == 0
 # n = 1 for 20 of every 100ms, window 0 .. 440ms
 assert abs(r["concurrency"]["measured"][1] - 100 / 440) < 1e-12
 PY
-	ok $? "JSON carries the same numbers"
-else
-	n=$((n + 1)); echo "ok $n - JSON check # SKIP no python3"
-fi
 
 "$ANALYZE" --plot "$TMP/plots" "$TMP/run.csv" >/dev/null
 ok $? "plots drawn"
@@ -62,6 +68,95 @@ for f in n_t n_hist n_tail return_map kuramoto; do
 	[ -s "$TMP/plots/$f.png" ] || { echo "# missing $f.png"; false; }
 done
 ok $? "five PNG figures"
+
+# --skip-cycles reaches every figure: cycle 0 is one synchronous burst
+# (both jobs write 0..10ms), cycles 1..4 are 50ms apart and never overlap.
+{
+	echo '# fnblk-events v1'
+	echo '# param jobs=2'
+	echo 'job,cycle,start_ns,end_ns,bytes'
+	echo '0,0,0,10000000,4096'
+	echo '1,0,0,10000000,4096'
+	for c in 1 2 3 4; do
+		s=$((c * 100000000))
+		echo "0,$c,$s,$((s + 10000000)),4096"
+		echo "1,$c,$((s + 50000000)),$((s + 60000000)),4096"
+	done
+} >"$TMP/burst.csv"
+"$ANALYZE" --json --skip-cycles 1 "$TMP/burst.csv" >"$TMP/skip.json"
+ok $? "--skip-cycles 1 on a start-up burst"
+json_ok "skipped cycles leave concurrency, duty, baseline and cost" "$TMP/skip.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+c = r["concurrency"]
+# Window 100ms .. 460ms: n = 1 for 4 x 20ms, never 2.
+assert c["from_ns"] == 100000000 and c["to_ns"] == 460000000, (c["from_ns"], c["to_ns"])
+assert c["measured"][2] == 0 and c["measured_tail"][2] == 0, c["measured"]
+assert abs(c["measured"][1] - 80 / 360) < 1e-12, c["measured"]
+assert abs(c["duty"][0] - 40 / 360) < 1e-12 and abs(c["duty"][1] - 40 / 360) < 1e-12, c["duty"]
+assert all(j["writes"] == 4 for j in r["write_cost"]), r["write_cost"]
+s = r["skip"]
+assert s["cycles"] == 1 and s["writes_left_out"] == 2 and s["window_from_ns"] == 100000000, s
+PY
+"$ANALYZE" --skip-cycles 1 "$TMP/burst.csv" >"$TMP/skip.txt"
+grep -q '^skip-cycles 1: ' "$TMP/skip.txt"
+ok $? "the table report states what --skip-cycles left out"
+
+# A simulator-sized fleet: 10,000 jobs x 20 cycles, phases spread over a
+# 60 s period. All pairs would be 5e7 return maps; the analysis must stay
+# within 1 GB of address space and two minutes.
+awk 'BEGIN { print "# fnblk-events v1"; print "# param jobs=10000"
+	print "job,cycle,start_ns,end_ns,bytes"
+	for (c = 0; c < 20; c++) for (j = 0; j < 10000; j++) {
+		s = (j * 7919 % 10000) * 6000000 + c * 60000000000
+		printf "%d,%d,%.0f,%.0f,4096\n", j, c, s, s + 3000000000 + (j % 7) * 100000000 } }' \
+	>"$TMP/big.csv"
+(ulimit -v 1000000; timeout 120 "$ANALYZE" --json "$TMP/big.csv" >"$TMP/big.json")
+ok $? "10,000 jobs analysed in under 1 GB and 2 minutes"
+json_ok "neighbour pairs only, order frozen, shares add up, no bootstrap by default" "$TMP/big.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+c = r["cycles"]
+assert r["writes"] == 200000 and c["complete"] == 20
+assert c["pairs"] == "neighbours" and len(c["return_maps"]) == 9999
+assert c["firing_order"]["changed"] == 0
+assert abs(sum(r["concurrency"]["measured"]) - 1) < 1e-9
+# Each write lasts 3.0-3.6 s of a 60 s period.
+assert abs(r["concurrency"]["mean_n"] - sum(r["concurrency"]["duty"])) < 1e-6
+assert "none" in r["concurrency"]["tail_ratio_ci"]
+PY
+
+# --pool: one point (gap, step) per file, the five points of the least-
+# squares example worked by hand (x 0..4 ms, y 1 3 2 5 4 ms): slope 0.8,
+# intercept 1.4 ms, s.e. sqrt(0.12) and sqrt(0.72) ms, residual rms
+# sqrt(0.72) ms.
+k=0
+for xy in "0 1" "1 3" "2 2" "3 5" "4 4"; do
+	set -- $xy
+	{
+		echo 'job,cycle,start_ns,end_ns,bytes'
+		echo "0,0,0,1000,4096"
+		echo "1,0,$(($1 * 1000000)),$(($1 * 1000000 + 1000)),4096"
+		echo "0,1,100000000,100001000,4096"
+		echo "1,1,$((100000000 + ($1 + $2) * 1000000)),$((100001000 + ($1 + $2) * 1000000)),4096"
+	} >"$TMP/pool$k.csv"
+	k=$((k + 1))
+done
+"$ANALYZE" --pool "$TMP"/pool[0-4].csv >"$TMP/pool.txt"
+ok $? "--pool over five files"
+grep -q 'over 5 points: step = 1.400 ms +0.80000 \* gap (slope s.e. 0.34641, intercept s.e. 0.849 ms), residual rms 0.849 ms' "$TMP/pool.txt"
+ok $? "pooled regression: the known line and its standard errors"
+"$ANALYZE" --pool --json "$TMP"/pool[0-4].csv >"$TMP/pool.json"
+json_ok "the same in JSON" "$TMP/pool.json" <<'PY'
+import json, math, sys
+p = json.load(open(sys.argv[1]))["pooled"]
+assert p["points"] == 5
+assert abs(p["slope"] - 0.8) < 1e-12 and abs(p["intercept_ns"] - 1.4e6) < 1e-3
+assert abs(p["slope_se"] - math.sqrt(0.12)) < 1e-12
+assert abs(p["intercept_se_ns"] - math.sqrt(0.72) * 1e6) < 1e-3
+PY
+"$ANALYZE" "$TMP"/pool0.csv "$TMP"/pool1.csv 2>/dev/null; [ $? -eq 2 ]
+ok $? "several files without --pool exit 2"
 
 printf 'job,cycle,start_ns,end_ns,bytes\n0,0,5,3,1\n' >"$TMP/bad.csv"
 "$ANALYZE" "$TMP/bad.csv" 2>"$TMP/err"; [ $? -eq 1 ] && grep -q 'bad.csv:2:' "$TMP/err"

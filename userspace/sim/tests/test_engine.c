@@ -267,14 +267,14 @@ static void test_kpi(void)
 		fnblk_events_add(&e, &w[i]);
 	if (!ok(!kpi_compute(&e, 2, &k), "key figures computed"))
 		return;
-	near(k.mean_write_s, 5.0 / 3, 1e-12, "mean write time (2+2+1)/3 s");
-	near(k.p99_write_s, 2.0, 0, "p99 write time is the largest of 3");
+	near(k.times.all.mean_ns, 5.0 / 3 * SEC, 1e-3, "mean write time (2+2+1)/3 s");
+	near(k.times.all.p99_ns, 2.0 * SEC, 0, "p99 write time is the largest of 3");
 	/* Over [0, 6): n=1 on [0,1), [2,3), [5,6); n=2 on [1,2); 0 on [3,5). */
-	near(k.conc[0], 2.0 / 6, 1e-12, "time with no writer: 2 of 6 s");
-	near(k.conc[1], 3.0 / 6, 1e-12, "time with one writer: 3 of 6 s");
-	near(k.conc[2], 1.0 / 6, 1e-12, "time with two writers: 1 of 6 s");
-	near(k.mean_writers, 5.0 / 6, 1e-12, "mean concurrent writers 5/6");
-	near(k.job_mean_write_s[1], 1.5, 1e-12, "job 1 mean write 1.5 s");
+	near(k.conc.time_at[0], 2.0 / 6, 1e-12, "time with no writer: 2 of 6 s");
+	near(k.conc.time_at[1], 3.0 / 6, 1e-12, "time with one writer: 3 of 6 s");
+	near(k.conc.time_at[2], 1.0 / 6, 1e-12, "time with two writers: 1 of 6 s");
+	near(k.conc.mean_n, 5.0 / 6, 1e-12, "mean concurrent writers 5/6");
+	near(k.times.job[1].mean_ns, 1.5 * SEC, 1e-3, "job 1 mean write 1.5 s");
 	near(kpi_rel_error(1.1, 1.0), 0.1, 1e-12, "relative error (p - m)/m");
 	kpi_free(&k);
 	fnblk_events_free(&e);
