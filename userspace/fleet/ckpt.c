@@ -30,72 +30,76 @@
 
 struct ckpt_writer {
 	const struct ckpt_opts *o;
+	const struct ckpt_path *path;
 	unsigned int job;
 	int fd;				/* -1 when a rotating dir opens per cycle */
 	uint64_t base;			/* byte offset of the job's region */
-	char *buf;			/* bs bytes of the job's pattern */
+	uint64_t chunk;			/* bytes per write call */
+	char *buf;			/* chunk bytes of the job's pattern */
 	bool ring_ready;
 	struct io_uring ring;
 	char prev[PATH_MAX];		/* rotate: the file to drop after a write */
 };
 
-int ckpt_path_parse(const char *s, enum ckpt_path *p)
-{
-	static const char *const names[] = { "direct", "buffered", "dsync", "mmap" };
-	unsigned int i;
+static int write_direct(struct ckpt_writer *w, uint64_t off, uint64_t bytes,
+			char *err, size_t errlen);
+static int write_buffered(struct ckpt_writer *w, uint64_t off,
+			  uint64_t bytes, char *err, size_t errlen);
+static int write_psync(struct ckpt_writer *w, uint64_t off, uint64_t bytes,
+		       char *err, size_t errlen);
+static int write_mmap(struct ckpt_writer *w, uint64_t off, uint64_t bytes,
+		      char *err, size_t errlen);
 
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		if (!strcmp(s, names[i])) {
-			*p = i;
-			return 0;
-		}
-	}
-	return -1;
+static const struct ckpt_path ckpt_paths[] = {
+	{ .name = "direct", .open_flags = O_WRONLY | O_DIRECT, .direct = true,
+	  .queued = true, .write = write_direct,
+	  .help = "O_DIRECT writes through io_uring or pwrite (--engine); "
+		  "sizes round up to 4KiB; files also fdatasync" },
+	{ .name = "buffered", .open_flags = O_WRONLY, .write = write_buffered,
+	  .help = "pwrite into the page cache, then fsync" },
+	{ .name = "dsync", .open_flags = O_WRONLY | O_DSYNC,
+	  .write = write_psync,
+	  .help = "O_DSYNC pwrite: each call returns once durable" },
+	{ .name = "mmap", .open_flags = O_RDWR, .write = write_mmap,
+	  .help = "stores into a shared mapping, then msync(MS_SYNC)" },
+};
+
+const struct ckpt_path *ckpt_path_at(unsigned int i)
+{
+	return i < sizeof(ckpt_paths) / sizeof(ckpt_paths[0]) ?
+	       &ckpt_paths[i] : NULL;
 }
 
-const char *ckpt_path_name(enum ckpt_path p)
+const char *ckpt_path_name(unsigned int i)
 {
-	static const char *const names[] = { "direct", "buffered", "dsync", "mmap" };
-
-	return names[p];
+	return ckpt_path_at(i) ? ckpt_paths[i].name : NULL;
 }
 
-int ckpt_engine_parse(const char *s, enum ckpt_engine *e)
+const char *ckpt_path_help(unsigned int i)
 {
-	if (!strcmp(s, "uring") || !strcmp(s, "io_uring"))
-		*e = CKPT_ENGINE_URING;
-	else if (!strcmp(s, "psync"))
-		*e = CKPT_ENGINE_PSYNC;
-	else
-		return -1;
-	return 0;
+	return ckpt_path_at(i) ? ckpt_paths[i].help : NULL;
 }
 
-const char *ckpt_engine_name(enum ckpt_engine e)
+const char *ckpt_engine_name(unsigned int e)
 {
-	return e == CKPT_ENGINE_URING ? "uring" : "psync";
+	static const char *const names[] = {
+		[CKPT_ENGINE_URING] = "uring", [CKPT_ENGINE_PSYNC] = "psync",
+	};
+
+	return e < sizeof(names) / sizeof(names[0]) ? names[e] : NULL;
+}
+
+const char *ckpt_engine_help(unsigned int e)
+{
+	return e == CKPT_ENGINE_URING ? "io_uring, --qd requests in flight" :
+	       "pwrite, one request at a time";
 }
 
 uint64_t ckpt_write_size(const struct ckpt_opts *o, uint64_t size)
 {
-	if (o->path == CKPT_DIRECT)
+	if (ckpt_paths[o->path].direct)
 		return (size + CKPT_ALIGN - 1) / CKPT_ALIGN * CKPT_ALIGN;
 	return size;
-}
-
-static int open_flags(const struct ckpt_opts *o)
-{
-	switch (o->path) {
-	case CKPT_DIRECT:
-		return O_WRONLY | O_DIRECT;
-	case CKPT_BUFFERED:
-		return O_WRONLY;
-	case CKPT_DSYNC:
-		return O_WRONLY | O_DSYNC;
-	case CKPT_MMAP:
-		return O_RDWR;
-	}
-	return O_WRONLY;
 }
 
 int ckpt_prepare(const struct ckpt_opts *o, unsigned int jobs,
@@ -154,7 +158,7 @@ static int open_file(struct ckpt_writer *w, uint64_t cycle, char *path,
 {
 	if (job_file(w, cycle, path, len))
 		return fnblk_seterr(err, errlen, "%s: path too long", w->o->dir);
-	w->fd = open(path, open_flags(w->o) | O_CREAT, 0644);
+	w->fd = open(path, w->path->open_flags | O_CREAT, 0644);
 	if (w->fd < 0)
 		return fnblk_seterr(err, errlen, "%s: %s", path, strerror(errno));
 	return 0;
@@ -171,27 +175,30 @@ int ckpt_open(struct ckpt_writer **wp, const struct ckpt_opts *o,
 	if (!w)
 		return fnblk_seterr(err, errlen, "%s", strerror(ENOMEM));
 	w->o = o;
+	w->path = &ckpt_paths[o->path];
 	w->job = job;
 	w->fd = -1;
-	if (posix_memalign((void **)&w->buf, CKPT_ALIGN, o->bs)) {
+	/* --bs 0: the whole checkpoint (at most a region) in one call. */
+	w->chunk = o->bs ? o->bs : region;
+	if (posix_memalign((void **)&w->buf, CKPT_ALIGN, w->chunk)) {
 		free(w);
 		return fnblk_seterr(err, errlen, "%s", strerror(ENOMEM));
 	}
 	/* Never zero, so a store that skips zero pages still keeps it all. */
-	for (i = 0; i < o->bs; i++)
+	for (i = 0; i < w->chunk; i++)
 		w->buf[i] = (char)(((job * 131 + i * 7) & 0xfe) | 1);
 	if (o->dir) {
 		if (!o->rotate && open_file(w, 0, path, sizeof(path), err, errlen))
 			goto fail;
 	} else {
 		w->base = (uint64_t)job * region;
-		w->fd = open(o->target, open_flags(o));
+		w->fd = open(o->target, w->path->open_flags);
 		if (w->fd < 0) {
 			fnblk_seterr(err, errlen, "%s: %s", o->target, strerror(errno));
 			goto fail;
 		}
 	}
-	if (o->path == CKPT_DIRECT && o->engine == CKPT_ENGINE_URING) {
+	if (w->path->queued && o->engine == CKPT_ENGINE_URING) {
 		ret = io_uring_queue_init(o->qd, &w->ring, 0);
 		if (ret < 0) {
 			fnblk_seterr(err, errlen, "io_uring_queue_init: %s (try --engine psync)",
@@ -210,7 +217,7 @@ fail:
 static int write_uring(struct ckpt_writer *w, uint64_t off, uint64_t bytes,
 		       char *err, size_t errlen)
 {
-	uint64_t bs = w->o->bs, submitted = 0, done = 0;
+	uint64_t bs = w->chunk, submitted = 0, done = 0;
 	unsigned int inflight = 0;
 
 	while (done < bytes) {
@@ -256,7 +263,7 @@ static int write_psync(struct ckpt_writer *w, uint64_t off, uint64_t bytes,
 	uint64_t done = 0;
 
 	while (done < bytes) {
-		size_t len = bytes - done < w->o->bs ? bytes - done : w->o->bs;
+		size_t len = bytes - done < w->chunk ? bytes - done : w->chunk;
 		ssize_t n = pwrite(w->fd, w->buf, len, off + done);
 
 		if (n < 0) {
@@ -285,14 +292,36 @@ static int write_mmap(struct ckpt_writer *w, uint64_t off, uint64_t bytes,
 	map = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, w->fd, off);
 	if (map == MAP_FAILED)
 		return fnblk_seterr(err, errlen, "mmap: %s", strerror(errno));
-	for (done = 0; done < bytes; done += w->o->bs) {
-		uint64_t len = bytes - done < w->o->bs ? bytes - done : w->o->bs;
+	for (done = 0; done < bytes; done += w->chunk) {
+		uint64_t len = bytes - done < w->chunk ? bytes - done : w->chunk;
 
 		memcpy(map + done, w->buf, len);
 	}
 	if (msync(map, bytes, MS_SYNC))
 		ret = fnblk_seterr(err, errlen, "msync: %s", strerror(errno));
 	munmap(map, bytes);
+	return ret;
+}
+
+/* O_DIRECT by ring or pwrite; a file's new blocks need their metadata too. */
+static int write_direct(struct ckpt_writer *w, uint64_t off, uint64_t bytes,
+			char *err, size_t errlen)
+{
+	int ret = w->ring_ready ? write_uring(w, off, bytes, err, errlen) :
+				  write_psync(w, off, bytes, err, errlen);
+
+	if (!ret && w->o->dir && fdatasync(w->fd))
+		ret = fnblk_seterr(err, errlen, "fdatasync: %s", strerror(errno));
+	return ret;
+}
+
+static int write_buffered(struct ckpt_writer *w, uint64_t off,
+			  uint64_t bytes, char *err, size_t errlen)
+{
+	int ret = write_psync(w, off, bytes, err, errlen);
+
+	if (!ret && fsync(w->fd))
+		ret = fnblk_seterr(err, errlen, "fsync: %s", strerror(errno));
 	return ret;
 }
 
@@ -305,28 +334,7 @@ int ckpt_write(struct ckpt_writer *w, uint64_t bytes, uint64_t cycle,
 	if (w->o->dir && w->o->rotate &&
 	    open_file(w, cycle, path, sizeof(path), err, errlen))
 		return -1;
-	switch (w->o->path) {
-	case CKPT_DIRECT:
-		ret = w->ring_ready ? write_uring(w, w->base, bytes, err, errlen)
-				    : write_psync(w, w->base, bytes, err, errlen);
-		/* A file's new blocks need their metadata on disk too. */
-		if (!ret && w->o->dir && fdatasync(w->fd))
-			ret = fnblk_seterr(err, errlen, "fdatasync: %s", strerror(errno));
-		break;
-	case CKPT_BUFFERED:
-		ret = write_psync(w, w->base, bytes, err, errlen);
-		if (!ret && fsync(w->fd))
-			ret = fnblk_seterr(err, errlen, "fsync: %s", strerror(errno));
-		break;
-	case CKPT_DSYNC:
-		ret = write_psync(w, w->base, bytes, err, errlen);
-		break;
-	case CKPT_MMAP:
-		ret = write_mmap(w, w->base, bytes, err, errlen);
-		break;
-	default:
-		ret = fnblk_seterr(err, errlen, "unknown path");
-	}
+	ret = w->path->write(w, w->base, bytes, err, errlen);
 	if (w->o->dir && w->o->rotate) {
 		close(w->fd);
 		w->fd = -1;

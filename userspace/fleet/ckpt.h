@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Checkpoint writers: one job's way of putting S bytes on storage and
- * making them durable, through one of four paths, to a region of a device
- * (or regular file) or to files of its own in a directory.
+ * making them durable, through one of the paths of ckpt_paths (--path), to
+ * a region of a device (or regular file) or to files of its own in a
+ * directory. A new path is one entry of that table: its name, what it
+ * does, its open flags, whether it is O_DIRECT and queued, and its write.
  */
 #ifndef FLEET_CKPT_H
 #define FLEET_CKPT_H
@@ -11,34 +13,43 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum ckpt_path {
-	CKPT_DIRECT,	/* O_DIRECT, io_uring or pwrite */
-	CKPT_BUFFERED,	/* write, then fsync */
-	CKPT_DSYNC,	/* O_DSYNC writes */
-	CKPT_MMAP,	/* stores into a shared mapping, then msync */
+struct ckpt_writer;
+
+/* One way to write a checkpoint (--path NAME). */
+struct ckpt_path {
+	const char *name;
+	const char *help;	/* what it does, for --help and the man page */
+	int open_flags;		/* O_WRONLY | O_DIRECT, ... */
+	bool direct;		/* O_DIRECT: sizes round up to 4 KiB */
+	bool queued;		/* --engine and --qd apply */
+	/* bytes at off, durable as the path defines it. */
+	int (*write)(struct ckpt_writer *w, uint64_t off, uint64_t bytes,
+		     char *err, size_t errlen);
 };
 
+/* Every path, the default first; the name and help of path i, NULL past the last. */
+const struct ckpt_path *ckpt_path_at(unsigned int i);
+const char *ckpt_path_name(unsigned int i);
+const char *ckpt_path_help(unsigned int i);
+
+/* How a queued path submits: --engine NAME. */
 enum ckpt_engine {
 	CKPT_ENGINE_URING,
 	CKPT_ENGINE_PSYNC,
 };
 
+const char *ckpt_engine_name(unsigned int e);	/* NULL past the last */
+const char *ckpt_engine_help(unsigned int e);
+
 struct ckpt_opts {
-	enum ckpt_path path;
-	enum ckpt_engine engine;	/* CKPT_DIRECT only */
+	unsigned int path;		/* index into the paths */
+	unsigned int engine;		/* enum ckpt_engine, queued paths */
 	unsigned int qd;		/* io_uring queue depth */
-	uint64_t bs;			/* bytes per write call */
+	uint64_t bs;			/* bytes per write call; 0 = all at once */
 	const char *target;		/* device or file; NULL with dir */
 	const char *dir;		/* one file per job in here */
 	bool rotate;			/* dir: a new file every cycle */
 };
-
-struct ckpt_writer;
-
-int ckpt_path_parse(const char *s, enum ckpt_path *p);
-const char *ckpt_path_name(enum ckpt_path p);
-int ckpt_engine_parse(const char *s, enum ckpt_engine *e);
-const char *ckpt_engine_name(enum ckpt_engine e);
 
 /* Bytes a write of size actually puts down (O_DIRECT rounds up to 4 KiB). */
 uint64_t ckpt_write_size(const struct ckpt_opts *o, uint64_t size);

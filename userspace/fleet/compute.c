@@ -17,20 +17,19 @@
 #include "compute.h"
 #include "../lib/fleet.h"
 
-int compute_mode_parse(const char *s, enum compute_mode *m)
+const char *compute_mode_name(unsigned int m)
 {
-	if (!strcmp(s, "sleep"))
-		*m = COMPUTE_SLEEP;
-	else if (!strcmp(s, "spin"))
-		*m = COMPUTE_SPIN;
-	else
-		return -1;
-	return 0;
+	static const char *const names[] = {
+		[COMPUTE_SLEEP] = "sleep", [COMPUTE_SPIN] = "spin",
+	};
+
+	return m < sizeof(names) / sizeof(names[0]) ? names[m] : NULL;
 }
 
-const char *compute_mode_name(enum compute_mode m)
+const char *compute_mode_help(unsigned int m)
 {
-	return m == COMPUTE_SPIN ? "spin" : "sleep";
+	return m == COMPUTE_SPIN ? "busy on a CPU, as a real computation" :
+	       "sleep, leaving the CPUs to the others";
 }
 
 struct compute_shared *compute_shared_create(void)

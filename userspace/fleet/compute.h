@@ -23,13 +23,14 @@ struct compute_shared {
 };
 
 struct compute_opts {
-	enum compute_mode mode;
+	unsigned int mode;		/* enum compute_mode */
 	double power_cap;		/* 0 = none */
 	uint64_t step_ns;		/* longest step between rate reads */
 };
 
-int compute_mode_parse(const char *s, enum compute_mode *m);
-const char *compute_mode_name(enum compute_mode m);
+/* --compute-mode: name and help of mode m, NULL past the last. */
+const char *compute_mode_name(unsigned int m);
+const char *compute_mode_help(unsigned int m);
 
 /* A shared segment for a fleet, or NULL with errno. */
 struct compute_shared *compute_shared_create(void);

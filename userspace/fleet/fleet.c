@@ -10,7 +10,6 @@
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -27,206 +26,138 @@
 #include "compute.h"
 #include "run.h"
 #include "summary.h"
+#include "../lib/cli.h"
 #include "../lib/diag.h"
+#include "../lib/print.h"
 
-#define PROG "fnblk-fleet"
 
+/* Everything the command line says, with the defaults --help shows. */
+static struct fleet_run r = {
+	.io = { .path = 0, .engine = CKPT_ENGINE_URING,
+		.qd = FLEET_QD_DEFAULT, .bs = FLEET_BS_DEFAULT },
+	.comp = { .mode = COMPUTE_SLEEP },
+	.start_delay_ns = 50000000,
+};
+static bool json;
 
-static void usage(FILE *f)
+static int set_param(void *ctx, const struct cli_option *o, const char *arg,
+		     char *err, size_t errlen)
 {
-	fprintf(f,
-"Usage: " PROG " [OPTIONS] TARGET\n"
-"       " PROG " [OPTIONS] --dir DIR\n"
-"Run N checkpointing jobs: each computes for T, then writes S bytes, per cycle.\n"
-"TARGET is a block device or a regular file; job j writes at j * max(S).\n"
-"\n"
-"Schedule (shared with fnblk-sim):\n"
-"  --jobs N                number of jobs (2)\n"
-"  --compute SPEC          T per job: 1s | 1s,2s,... | uniform:a,b |\n"
-"                          normal:mu,sigma | exponential:mean (1s)\n"
-"  --size SPEC             S per job, same forms with sizes (4MiB)\n"
-"  --jitter F              each cycle T*(1+F*U[-1,1]); 0.05 or 5%% (0)\n"
-"  --phases KIND           sync | random | stagger | file:PATH (sync)\n"
-"  --period DUR            span of random/stagger phases (mean T)\n"
-"  --seed N                seed of every draw (1)\n"
-"  --cycles N              checkpoints per job, 0 = until --duration (10)\n"
-"  --duration DUR          stop after this long (none)\n"
-"  --power-cap P           computing jobs run at min(1, P/m) (0 = none)\n"
-"  --power-step DUR        progress integration step under a cap (5ms)\n"
-"Jobs and I/O:\n"
-"  --compute-mode M        sleep | spin (sleep)\n"
-"  --path P                direct | buffered | dsync | mmap (direct)\n"
-"  --engine E              uring | psync, for direct (uring)\n"
-"  --qd N                  io_uring queue depth (4)\n"
-"  --bs SIZE               bytes per write call (1MiB)\n"
-"  --dir DIR               one file per job in DIR instead of TARGET\n"
-"  --rotate                with --dir: a new file each cycle, old one removed\n"
-"  --cgroup NAME           each job in /sys/fs/cgroup/NAME/job-NNNN\n"
-"  --memory-max SIZE       memory.max of each job's cgroup\n"
-"Output:\n"
-"  -o, --output FILE       events as CSV ('-' = stdout)\n"
-"  --jsonl FILE            events as JSON lines\n"
-"  --solo-baseline         time each job's write alone first\n"
-"  --solo-time DUR         a write's time alone, for the slowdown column\n"
-"  --param NAME=VALUE      record an extra parameter (e.g. device settings)\n"
-"  --start-delay DUR       from every job ready to the fleet's time 0 (50ms)\n"
-"  -q, --quiet             no progress line and no summary\n"
-"  -h, --help\n");
+	const char *eq = strchr(arg, '=');
+	char name[128];
+
+	(void)ctx;
+	(void)o;
+	if (!eq || eq == arg || (size_t)(eq - arg) >= sizeof(name))
+		return fnblk_seterr(err, errlen, "expected NAME=VALUE");
+	snprintf(name, sizeof(name), "%.*s", (int)(eq - arg), arg);
+	if (fnblk_events_set_param(&r.user, name, eq + 1))
+		return fnblk_seterr(err, errlen, "%s", strerror(errno));
+	return 0;
 }
 
-enum {
-	OPT_SCHEDULE = 0x100,	/* fleet_config_set handles it */
-	OPT_COMPUTE_MODE,
-	OPT_PATH,
-	OPT_ENGINE,
-	OPT_QD,
-	OPT_BS,
-	OPT_DIR,
-	OPT_ROTATE,
-	OPT_CGROUP,
-	OPT_MEMORY_MAX,
-	OPT_JSONL,
-	OPT_SOLO_BASELINE,
-	OPT_SOLO_TIME,
-	OPT_PARAM,
-	OPT_START_DELAY,
+static const struct cli_option io_options[] = {
+	{ .name = "compute-mode", .arg = "MODE", .type = CLI_CHOICE,
+	  .var = &r.comp.mode, .choice = compute_mode_name,
+	  .choice_help = compute_mode_help, .help = "how a job computes:" },
+	{ .name = "path", .arg = "PATH", .type = CLI_CHOICE, .var = &r.io.path,
+	  .choice = ckpt_path_name, .choice_help = ckpt_path_help,
+	  .help = "how a job writes a checkpoint, durably:" },
+	{ .name = "engine", .arg = "ENGINE", .type = CLI_CHOICE,
+	  .var = &r.io.engine, .choice = ckpt_engine_name,
+	  .choice_help = ckpt_engine_help,
+	  .help = "how a queued path (direct) submits:" },
+	FLEET_OPTION_QD(&r.io.qd, "requests in flight per job, with --engine "
+			"uring (the other engine and paths have one)"),
+	FLEET_OPTION_BS(&r.io.bs, "bytes per write call; 0 = the whole "
+			"checkpoint in one"),
+	{ .name = "dir", .arg = "DIR", .type = CLI_STRING, .var = &r.io.dir,
+	  .help = "one file per job in DIR (job-NNNN.ckpt) instead of TARGET" },
+	{ .name = "rotate", .type = CLI_FLAG, .var = &r.io.rotate,
+	  .help = "with --dir: a new file each cycle (job-NNNN.CCCCCC.ckpt), "
+		  "the previous one removed once the new one is durable" },
+	{ .name = "cgroup", .arg = "NAME", .type = CLI_STRING, .var = &r.cgroup,
+	  .help = "each job in /sys/fs/cgroup/NAME/job-NNNN (cgroup v2), "
+		  "removed at the end" },
+	{ .name = "memory-max", .arg = "SIZE", .type = CLI_SIZE,
+	  .var = &r.memory_max, .dflt = "none",
+	  .help = "with --cgroup: memory.max of each job's group" },
+	{ .name = NULL },
 };
 
-static const struct option long_opts[] = {
-	{ "jobs", required_argument, NULL, OPT_SCHEDULE },
-	{ "compute", required_argument, NULL, OPT_SCHEDULE },
-	{ "size", required_argument, NULL, OPT_SCHEDULE },
-	{ "jitter", required_argument, NULL, OPT_SCHEDULE },
-	{ "phases", required_argument, NULL, OPT_SCHEDULE },
-	{ "period", required_argument, NULL, OPT_SCHEDULE },
-	{ "seed", required_argument, NULL, OPT_SCHEDULE },
-	{ "cycles", required_argument, NULL, OPT_SCHEDULE },
-	{ "duration", required_argument, NULL, OPT_SCHEDULE },
-	{ "power-cap", required_argument, NULL, OPT_SCHEDULE },
-	{ "power-step", required_argument, NULL, OPT_SCHEDULE },
-	{ "compute-mode", required_argument, NULL, OPT_COMPUTE_MODE },
-	{ "path", required_argument, NULL, OPT_PATH },
-	{ "engine", required_argument, NULL, OPT_ENGINE },
-	{ "qd", required_argument, NULL, OPT_QD },
-	{ "bs", required_argument, NULL, OPT_BS },
-	{ "dir", required_argument, NULL, OPT_DIR },
-	{ "rotate", no_argument, NULL, OPT_ROTATE },
-	{ "cgroup", required_argument, NULL, OPT_CGROUP },
-	{ "memory-max", required_argument, NULL, OPT_MEMORY_MAX },
-	{ "output", required_argument, NULL, 'o' },
-	{ "jsonl", required_argument, NULL, OPT_JSONL },
-	{ "solo-baseline", no_argument, NULL, OPT_SOLO_BASELINE },
-	{ "solo-time", required_argument, NULL, OPT_SOLO_TIME },
-	{ "param", required_argument, NULL, OPT_PARAM },
-	{ "start-delay", required_argument, NULL, OPT_START_DELAY },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+static const struct cli_option output_options[] = {
+	FLEET_OPTION_CSV(&r.csv_path, NULL),
+	FLEET_OPTION_JSONL(&r.jsonl_path),
+	{ .name = "solo-baseline", .type = CLI_FLAG, .var = &r.solo_baseline,
+	  .help = "time a write alone first (median of three after a "
+		  "warm-up, per distinct size), for the slowdown" },
+	{ .name = "solo-time", .arg = "DUR", .type = CLI_DURATION,
+	  .var = &r.solo_time_ns, .dflt = "unknown",
+	  .help = "a write's time alone, for the slowdown" },
+	{ .name = "param", .arg = "NAME=VALUE", .type = CLI_CALL,
+	  .set = set_param,
+	  .help = "record a parameter in the events (e.g. the settings of a "
+		  "device made over netlink), or replace one; repeatable" },
+	{ .name = "start-delay", .arg = "DUR", .type = CLI_DURATION,
+	  .var = &r.start_delay_ns,
+	  .help = "from every job ready to the fleet's time 0" },
+	{ .name = "quiet", .key = 'q', .type = CLI_FLAG, .var = &r.quiet,
+	  .help = "no progress line and no summary" },
+	{ .name = NULL },
 };
 
-static int parse_args(struct fleet_run *r, int argc, char **argv)
+static const struct cli_group groups[] = {
+	{ .title = "Schedule (as fnblk-sim takes it)",
+	  .options = fleet_schedule_options, .ctx = &r.cfg },
+	{ .title = "Jobs and I/O", .options = io_options },
+	{ .title = "Output", .options = output_options },
+	{ .title = NULL },
+};
+
+static const char *const usage[] = {
+	"[OPTIONS] TARGET", "[OPTIONS] --dir DIR", NULL
+};
+
+static const struct cli_program prog = {
+	.name = PROG,
+	.usage = usage,
+	.about = "Run a fleet of checkpointing jobs, each its own process: "
+		 "after its phase, a job computes for T, then writes a "
+		 "checkpoint of S bytes durably, every cycle. TARGET is a "
+		 "block device or a regular file (grown to fit); job j writes "
+		 "its region at j * max(S). Every write is an event: its job, "
+		 "cycle, start, end and bytes, kept with -o or --jsonl. At the "
+		 "end a summary gives each job's write times and slowdown.",
+	.groups = groups,
+	.json = &json,
+	.json_help = "print the summary as JSON",
+};
+
+/* What the options say together; a usage error otherwise. */
+static int check_args(int argc, char **argv, int first)
 {
-	const char *why;
 	char err[256];
-	uint64_t v;
-	int c, idx;
 
-	while ((c = getopt_long(argc, argv, "o:qh", long_opts, &idx)) != -1) {
-		switch (c) {
-		case OPT_SCHEDULE:
-			if (fleet_config_set(&r->cfg, long_opts[idx].name, optarg,
-					     err, sizeof(err)))
-				return fnblk_usage_error(PROG, "%s", err);
-			break;
-		case OPT_COMPUTE_MODE:
-			if (compute_mode_parse(optarg, &r->comp.mode))
-				return fnblk_usage_error(PROG, "compute-mode: expected sleep or spin");
-			break;
-		case OPT_PATH:
-			if (ckpt_path_parse(optarg, &r->io.path))
-				return fnblk_usage_error(PROG, "path: expected direct, buffered, dsync or mmap");
-			break;
-		case OPT_ENGINE:
-			if (ckpt_engine_parse(optarg, &r->io.engine))
-				return fnblk_usage_error(PROG, "engine: expected uring or psync");
-			break;
-		case OPT_QD:
-			if (fnblk_parse_uint(optarg, 1, 4096, &v, &why))
-				return fnblk_usage_error(PROG, "qd: %s", why);
-			r->io.qd = v;
-			break;
-		case OPT_BS:
-			if (fnblk_parse_size(optarg, &v, &why))
-				return fnblk_usage_error(PROG, "bs: %s", why);
-			if (!v || v % 4096)
-				return fnblk_usage_error(PROG, "bs: must be a positive multiple of 4KiB");
-			r->io.bs = v;
-			break;
-		case OPT_DIR:
-			r->io.dir = optarg;
-			break;
-		case OPT_ROTATE:
-			r->io.rotate = true;
-			break;
-		case OPT_CGROUP:
-			r->cgroup = optarg;
-			break;
-		case OPT_MEMORY_MAX:
-			if (fnblk_parse_size(optarg, &r->memory_max, &why))
-				return fnblk_usage_error(PROG, "memory-max: %s", why);
-			break;
-		case 'o':
-			r->csv_path = optarg;
-			break;
-		case OPT_JSONL:
-			r->jsonl_path = optarg;
-			break;
-		case OPT_SOLO_BASELINE:
-			r->solo_baseline = true;
-			break;
-		case OPT_SOLO_TIME:
-			if (fnblk_parse_duration(optarg, &r->solo_time_ns, &why))
-				return fnblk_usage_error(PROG, "solo-time: %s", why);
-			break;
-		case OPT_PARAM: {
-			char *eq = strchr(optarg, '=');
-
-			if (!eq || eq == optarg)
-				return fnblk_usage_error(PROG, "param: expected NAME=VALUE");
-			*eq = '\0';
-			if (fnblk_events_set_param(&r->user, optarg, eq + 1))
-				return fnblk_usage_error(PROG, "param: %s", strerror(errno));
-			break;
-		}
-		case OPT_START_DELAY:
-			if (fnblk_parse_duration(optarg, &r->start_delay_ns, &why))
-				return fnblk_usage_error(PROG, "start-delay: %s", why);
-			break;
-		case 'q':
-			r->quiet = true;
-			break;
-		case 'h':
-			usage(stdout);
-			exit(0);
-		default:
-			return fnblk_usage_error(PROG, "unknown option");
-		}
-	}
-	if (r->io.dir) {
-		if (optind != argc)
-			return fnblk_usage_error(PROG, "--dir and a TARGET are exclusive");
+	if (r.io.dir) {
+		if (first != argc)
+			return cli_usage_error(&prog, "--dir and a TARGET are exclusive");
 	} else {
-		if (optind + 1 != argc)
-			return fnblk_usage_error(PROG, "expected one TARGET (or --dir DIR)");
-		r->io.target = argv[optind];
+		if (first + 1 != argc)
+			return cli_usage_error(&prog, "expected one TARGET (or --dir DIR)");
+		r.io.target = argv[first];
 	}
-	if (r->io.rotate && !r->io.dir)
-		return fnblk_usage_error(PROG, "--rotate needs --dir");
-	if (r->memory_max && !r->cgroup)
-		return fnblk_usage_error(PROG, "--memory-max needs --cgroup");
-	if (fleet_config_check(&r->cfg, err, sizeof(err)))
-		return fnblk_usage_error(PROG, "%s", err);
-	return 0;
+	if (r.io.rotate && !r.io.dir)
+		return cli_usage_error(&prog, "--rotate needs --dir");
+	if (r.memory_max && !r.cgroup)
+		return cli_usage_error(&prog, "--memory-max needs --cgroup");
+	if (r.csv_path && r.jsonl_path && !strcmp(r.csv_path, "-") &&
+	    !strcmp(r.jsonl_path, "-"))
+		return cli_usage_error(&prog, "-o and --jsonl cannot both write to standard output");
+	if (fleet_config_check(&r.cfg, err, sizeof(err)))
+		return cli_usage_error(&prog, "%s", err);
+	if (!r.csv_path && !r.jsonl_path)
+		cli_warn(&prog, "no -o or --jsonl: the events of this run are not kept");
+	return CLI_CONTINUE;
 }
 
 /* Median of three timed writes after one warm-up, per distinct size. */
@@ -237,7 +168,7 @@ static int measure_solo(struct fleet_run *r)
 	unsigned int j, k;
 
 	if (ckpt_open(&w, &r->io, 0, r->region, err, sizeof(err))) {
-		fprintf(stderr, PROG ": solo baseline: %s\n", err);
+		cli_error(&prog, "solo baseline: %s", err);
 		return -1;
 	}
 	for (j = 0; j < r->cfg.jobs; j++) {
@@ -256,7 +187,7 @@ static int measure_solo(struct fleet_run *r)
 			uint64_t t1 = now_ns();
 
 			if (ckpt_write(w, bytes, k, err, sizeof(err))) {
-				fprintf(stderr, PROG ": solo baseline: %s\n", err);
+				cli_error(&prog, "solo baseline: %s", err);
 				ckpt_close(w);
 				return -1;
 			}
@@ -276,55 +207,59 @@ static FILE *open_output(const char *path)
 		return stdout;
 	f = fopen(path, "w");
 	if (!f)
-		fprintf(stderr, PROG ": %s: %s\n", path, strerror(errno));
+		cli_error(&prog, "%s: %s", path, strerror(errno));
 	return f;
 }
 
+/* The summary: on stdout, unless the events go there. */
 static int summarise(struct fleet_run *r)
 {
-	FILE *f = r->csv_path && !strcmp(r->csv_path, "-") ? stderr : stdout;
+	bool events_on_stdout = (r->csv_path && !strcmp(r->csv_path, "-")) ||
+				(r->jsonl_path && !strcmp(r->jsonl_path, "-"));
 	struct fnblk_write_times w;
+	int ret;
 
 	if (fnblk_write_times_compute(&r->ev, r->cfg.jobs, 0, r->solo_ns, &w))
 		return -1;
-	job_summary_print(f, &w);
+	pr_init(json);
+	pr_set_file(events_on_stdout ? stderr : stdout);
+	ret = job_summary_print(&w);
 	fnblk_write_times_free(&w);
-	return 0;
+	return ret;
 }
 
 int main(int argc, char **argv)
 {
-	struct fleet_run r = {
-		.io = { .path = CKPT_DIRECT, .engine = CKPT_ENGINE_URING,
-			.qd = 4, .bs = 1 << 20 },
-		.comp = { .mode = COMPUTE_SLEEP },
-		.start_delay_ns = 50000000,
-	};
 	struct outputs o = { 0 };
 	uint64_t largest = 0;
 	char err[256];
 	unsigned int j;
-	int ret;
+	int first, ret;
 
 	fnblk_events_init(&r.ev);
 	fnblk_events_init(&r.user);
 	if (fleet_config_init(&r.cfg)) {
-		fprintf(stderr, PROG ": out of memory\n");
+		cli_error(&prog, "out of memory");
 		return 1;
 	}
-	ret = parse_args(&r, argc, argv);
-	if (ret)
+	ret = cli_parse(&prog, argc, argv, &first);
+	if (ret == CLI_CONTINUE)
+		ret = check_args(argc, argv, first);
+	if (ret != CLI_CONTINUE) {
+		fleet_config_free(&r.cfg);
+		fnblk_events_free(&r.user);
 		return ret;
+	}
 	r.comp.power_cap = r.cfg.power_cap;
 	r.comp.step_ns = r.cfg.power_step_ns;
 	r.plan = calloc(r.cfg.jobs, sizeof(*r.plan));
 	r.solo_ns = calloc(r.cfg.jobs, sizeof(*r.solo_ns));
 	if (!r.plan || !r.solo_ns) {
-		fprintf(stderr, PROG ": out of memory\n");
+		cli_error(&prog, "out of memory");
 		return 1;
 	}
 	if (fleet_plan(&r.cfg, r.plan, err, sizeof(err)))
-		return fnblk_usage_error(PROG, "%s", err);
+		return cli_usage_error(&prog, "%s", err);
 	for (j = 0; j < r.cfg.jobs; j++) {
 		uint64_t b = ckpt_write_size(&r.io, r.plan[j].size);
 
@@ -333,12 +268,12 @@ int main(int argc, char **argv)
 	}
 	r.region = (largest + 4095) / 4096 * 4096;
 	if (ckpt_prepare(&r.io, r.cfg.jobs, r.region, err, sizeof(err))) {
-		fprintf(stderr, PROG ": %s\n", err);
+		cli_error(&prog, "%s", err);
 		return 1;
 	}
 	if (r.cgroup && fleet_cgroup_create(r.cgroup, r.cfg.jobs, r.memory_max,
 					    err, sizeof(err))) {
-		fprintf(stderr, PROG ": cgroup: %s\n", err);
+		cli_error(&prog, "cgroup: %s", err);
 		return 1;
 	}
 	if (r.solo_baseline && measure_solo(&r)) {
@@ -348,7 +283,7 @@ int main(int argc, char **argv)
 	if (r.cfg.power_cap > 0) {
 		r.shared = compute_shared_create();
 		if (!r.shared) {
-			fprintf(stderr, PROG ": shared segment: %s\n", strerror(errno));
+			cli_error(&prog, "shared segment: %s", strerror(errno));
 			ret = 1;
 			goto out;
 		}
@@ -363,11 +298,11 @@ int main(int argc, char **argv)
 		ret = 1;
 out:
 	if (o.csv && (fflush(o.csv) || (o.csv != stdout && fclose(o.csv)))) {
-		fprintf(stderr, PROG ": %s: %s\n", r.csv_path, strerror(errno));
+		cli_error(&prog, "%s: %s", r.csv_path, strerror(errno));
 		ret = 1;
 	}
 	if (o.jsonl && (fflush(o.jsonl) || (o.jsonl != stdout && fclose(o.jsonl)))) {
-		fprintf(stderr, PROG ": %s: %s\n", r.jsonl_path, strerror(errno));
+		cli_error(&prog, "%s: %s", r.jsonl_path, strerror(errno));
 		ret = 1;
 	}
 	if (r.cgroup)

@@ -3,11 +3,13 @@
 #ifndef FLEET_SUMMARY_H
 #define FLEET_SUMMARY_H
 
-#include <stdio.h>
-
 #include "../lib/write_times.h"
 
-/* Each job's writes: count, mean, p50, p99 and slowdown (libfnblk's). */
-void job_summary_print(FILE *f, const struct fnblk_write_times *w);
+/*
+ * Each job's writes: count, mean, p50, p99 and slowdown (libfnblk's), as
+ * a table, or with print.h in JSON mode {"jobs": [...]}, times in ns.
+ * Returns pr_end()'s status.
+ */
+int job_summary_print(const struct fnblk_write_times *w);
 
 #endif /* FLEET_SUMMARY_H */

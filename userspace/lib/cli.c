@@ -258,6 +258,11 @@ static int parse_number(const struct cli_option *o, const char *arg,
 		snprintf(err, errlen, "%s", why);
 		return -1;
 	}
+	if (o->align && *v % o->align) {
+		snprintf(err, errlen, "not a multiple of %s",
+			 unit_text(o, o->align, a, sizeof(a)));
+		return -1;
+	}
 	if (*v >= min && *v <= max)
 		return 0;
 	unit_text(o, min, a, sizeof(a));
@@ -595,8 +600,12 @@ static char *option_help(const struct cli_program *p, const struct found *f)
 	if (!help)
 		help = "";
 	if (d) {
-		if (asprintf(&s, "%s%s(default: %s)", help, *help ? " " : "",
-			     d) < 0)
+		/* "how a job writes:" (a list follows) keeps its colon last. */
+		size_t n = strlen(help);
+		bool colon = n && help[n - 1] == ':';
+
+		if (asprintf(&s, "%.*s%s(default: %s)%s", (int)(n - colon), help,
+			     n ? " " : "", d, colon ? ":" : "") < 0)
 			s = NULL;
 	} else {
 		s = strdup(help);
@@ -873,4 +882,16 @@ void cli_man(const struct cli_program *p, FILE *f)
 	fprintf(f, ".\\\" cli-end\n.\\\" cli-begin options %s\n", p->name);
 	render_groups(p, f, man_title, man_term, man_option);
 	fputs(".\\\" cli-end\n", f);
+}
+
+int cli_set_value(const struct cli_option *o, void *var, const char *arg,
+		  char *err, size_t errlen)
+{
+	struct cli_option copy = *o;
+	struct found f = { &copy, NULL };
+
+	if (var)
+		copy.var = var;
+	err[0] = '\0';
+	return set_value(&f, arg, err, errlen);
 }

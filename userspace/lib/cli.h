@@ -62,6 +62,7 @@ struct cli_option {
 	enum cli_type type;
 	void *var;		/* what the option sets (not for CLI_CALL) */
 	uint64_t min, max;	/* numeric range; max 0 = the type's maximum */
+	uint64_t align;		/* CLI_SIZE: a multiple of this (0 = any) */
 	/* CLI_CHOICE: name (and optional one-line help) of value i, NULL past the last. */
 	const char *(*choice)(unsigned int i);
 	const char *(*choice_help)(unsigned int i);
@@ -110,6 +111,14 @@ struct cli_program {
  * or the version, CLI_EXIT_USAGE after printing what was wrong.
  */
 int cli_parse(const struct cli_program *p, int argc, char **argv, int *first);
+
+/*
+ * Parse arg as option o would, into var (o->var if NULL): for values that
+ * come from elsewhere than the command line (a file's recorded options).
+ * 0, or -1 with what was wrong in err. CLI_CALL options get a NULL ctx.
+ */
+int cli_set_value(const struct cli_option *o, void *var, const char *arg,
+		  char *err, size_t errlen);
 
 /* "PROG: CMD: message" and "Try 'PROG CMD --help'." on stderr; returns 2. */
 int cli_usage_error(const struct cli_program *p, const char *fmt, ...)

@@ -17,6 +17,7 @@
 #include "fleet.h"
 #include "units.h"
 #include "diag.h"
+#include "cli.h"
 
 /* Salts that give phases, T, S and jitter their own streams of one seed. */
 #define SALT_PHASE	0x70686173655f5f31ULL
@@ -241,11 +242,6 @@ double fleet_dist_mean(const struct fleet_dist *d)
 
 /* ---- configuration ---- */
 
-const char *const fleet_config_options[] = {
-	"jobs", "compute", "size", "jitter", "phases", "period", "seed",
-	"cycles", "duration", "power-cap", "power-step", NULL
-};
-
 int fleet_config_init(struct fleet_config *c)
 {
 	char err[128];
@@ -337,87 +333,198 @@ fail:
 	return -1;
 }
 
-static int parse_fraction(const char *s, double *v)
+/* ---- the schedule options, one setter each ---- */
+
+static int set_jobs(void *ctx, const struct cli_option *o, const char *arg,
+		    char *err, size_t errlen)
 {
-	char *end;
+	struct fleet_config *c = ctx;
+	const char *why;
+	uint64_t v;
+
+	(void)o;
+	if (fnblk_parse_uint(arg, 1, FLEET_JOBS_MAX, &v, &why))
+		return fnblk_seterr(err, errlen, "%s (expected 1 to %u)", why,
+				    FLEET_JOBS_MAX);
+	c->jobs = v;
+	return 0;
+}
+
+static int set_dist(void *ctx, const struct cli_option *o, const char *arg,
+		    char *err, size_t errlen)
+{
+	struct fleet_config *c = ctx;
+	bool size = !strcmp(o->name, "size");
+
+	return fleet_dist_parse(arg, size ? FLEET_UNIT_SIZE : FLEET_UNIT_TIME,
+				size ? &c->size : &c->compute, err, errlen);
+}
+
+static int set_jitter(void *ctx, const struct cli_option *o, const char *arg,
+		      char *err, size_t errlen)
+{
+	struct fleet_config *c = ctx;
+	const char *why;
 	double x;
 
-	errno = 0;
-	x = strtod(s, &end);
-	if (errno || end == s || x < 0)
-		return -1;
-	if (*end == '%') {
-		x /= 100;
-		end++;
-	}
-	if (*end)
-		return -1;
+	(void)o;
+	if (fnblk_parse_real(arg, true, &x, &why))
+		return fnblk_seterr(err, errlen, "%s", why);
+	if (x >= 1)
+		return fnblk_seterr(err, errlen, "must be below 1 (100%%)");
+	c->jitter = x;
+	return 0;
+}
+
+static int set_phases(void *ctx, const struct cli_option *o, const char *arg,
+		      char *err, size_t errlen)
+{
+	struct fleet_config *c = ctx;
+
+	(void)o;
+	if (!strcmp(arg, "sync"))
+		c->phases = FLEET_PHASE_SYNC;
+	else if (!strcmp(arg, "random"))
+		c->phases = FLEET_PHASE_RANDOM;
+	else if (!strcmp(arg, "stagger"))
+		c->phases = FLEET_PHASE_STAGGER;
+	else if (!strncmp(arg, "file:", 5) && arg[5])
+		return read_phase_file(c, arg + 5, err, errlen);
+	else
+		return fnblk_seterr(err, errlen,
+				    "expected sync, random, stagger or file:PATH");
+	return 0;
+}
+
+static int set_duration(void *ctx, const struct cli_option *o,
+			const char *arg, char *err, size_t errlen)
+{
+	struct fleet_config *c = ctx;
+	uint64_t *v = !strcmp(o->name, "period") ? &c->period_ns :
+		      !strcmp(o->name, "duration") ? &c->duration_ns :
+		      &c->power_step_ns;
+	const char *why;
+	uint64_t x;
+
+	if (fnblk_parse_duration(arg, &x, &why))
+		return fnblk_seterr(err, errlen, "%s", why);
+	if (!x && v == &c->power_step_ns)
+		return fnblk_seterr(err, errlen, "must be positive");
 	*v = x;
 	return 0;
 }
 
+static int set_count(void *ctx, const struct cli_option *o, const char *arg,
+		     char *err, size_t errlen)
+{
+	struct fleet_config *c = ctx;
+	bool seed = !strcmp(o->name, "seed");
+	const char *why;
+
+	if (fnblk_parse_uint(arg, 0, seed ? UINT64_MAX : UINT32_MAX,
+			     seed ? &c->seed : &c->cycles, &why))
+		return fnblk_seterr(err, errlen, "%s", why);
+	return 0;
+}
+
+static int set_power_cap(void *ctx, const struct cli_option *o,
+			 const char *arg, char *err, size_t errlen)
+{
+	struct fleet_config *c = ctx;
+	const char *why;
+
+	(void)o;
+	if (fnblk_parse_real(arg, false, &c->power_cap, &why))
+		return fnblk_seterr(err, errlen,
+				    "%s (a number of jobs' worth of power; 0 = none)",
+				    why);
+	return 0;
+}
+
+struct lookup {
+	const char *name;
+	char *buf;
+	size_t len;
+	bool found;
+};
+
+static void lookup_param(void *arg, const char *name, const char *value)
+{
+	struct lookup *l = arg;
+
+	if (!l->found && !strcmp(name, l->name)) {
+		snprintf(l->buf, l->len, "%s", value);
+		l->found = true;
+	}
+}
+
+/* The default --help shows: the setting's canonical text. */
+static const char *show_param(void *ctx, const struct cli_option *o,
+			      char *buf, size_t len)
+{
+	struct lookup l = { o->name, buf, len, false };
+
+	fleet_config_params(ctx, lookup_param, &l);
+	return l.found ? buf : NULL;
+}
+
+const struct cli_option fleet_schedule_options[] = {
+	{ .name = "jobs", .arg = "N", .type = CLI_CALL, .set = set_jobs,
+	  .show = show_param, .help = "number of jobs, at most 100000" },
+	{ .name = "compute", .arg = "SPEC", .type = CLI_CALL, .set = set_dist,
+	  .show = show_param,
+	  .help = "compute time T of a cycle, per job: one value (10s), a "
+		  "list taken in job order and repeated (1s,2s,4s), or a draw "
+		  "per job: uniform:a,b, normal:mu,sigma (clamped at 0) or "
+		  "exponential:mean" },
+	{ .name = "size", .arg = "SPEC", .type = CLI_CALL, .set = set_dist,
+	  .show = show_param,
+	  .help = "checkpoint size S per job, in the forms of --compute "
+		  "(64MiB, 1MiB,4MiB, uniform:1MiB,8MiB)" },
+	{ .name = "jitter", .arg = "F", .type = CLI_CALL, .set = set_jitter,
+	  .show = show_param,
+	  .help = "each cycle computes T*(1+F*U), U uniform in [-1, 1] and "
+		  "drawn from (seed, job, cycle) alone; F below 1, as 0.05 or "
+		  "5%" },
+	{ .name = "phases", .arg = "KIND", .type = CLI_CALL, .set = set_phases,
+	  .show = show_param,
+	  .help = "first start of each job: sync (all at 0), random "
+		  "(uniform in one period), stagger (job j at j*period/N) or "
+		  "file:PATH (one duration a line; '#' comments)" },
+	{ .name = "period", .arg = "DUR", .type = CLI_CALL,
+	  .set = set_duration, .dflt = "the mean compute time",
+	  .help = "the span random and stagger phases spread over" },
+	{ .name = "seed", .arg = "N", .type = CLI_CALL, .set = set_count,
+	  .show = show_param,
+	  .help = "seed of every draw; phases, T, S and jitter have their "
+		  "own streams of it" },
+	{ .name = "cycles", .arg = "N", .type = CLI_CALL, .set = set_count,
+	  .show = show_param,
+	  .help = "checkpoints per job; 0 = until --duration" },
+	{ .name = "duration", .arg = "DUR", .type = CLI_CALL,
+	  .set = set_duration, .dflt = "none",
+	  .help = "end of the run: a job stops there, even computing, and "
+		  "never starts a write after it" },
+	{ .name = "power-cap", .arg = "P", .type = CLI_CALL,
+	  .set = set_power_cap, .show = show_param,
+	  .help = "shared power cap: with m jobs computing, each progresses "
+		  "at min(1, P/m); 0 = none" },
+	{ .name = "power-step", .arg = "DUR", .type = CLI_CALL,
+	  .set = set_duration, .show = show_param,
+	  .help = "a job under the cap re-reads m at least this often (the "
+		  "simulator integrates the cap exactly)" },
+	{ .name = NULL },
+};
+
 int fleet_config_set(struct fleet_config *c, const char *name,
 		     const char *value, char *err, size_t errlen)
 {
-	const char *why;
-	uint64_t v;
-	double x;
+	const struct cli_option *o;
 
-	if (!strcmp(name, "jobs")) {
-		if (fnblk_parse_uint(value, 1, FLEET_JOBS_MAX, &v, &why))
-			return fnblk_seterr(err, errlen, "jobs: %s", why);
-		c->jobs = v;
-	} else if (!strcmp(name, "compute") || !strcmp(name, "size")) {
-		int is_size = !strcmp(name, "size");
-		char e2[200];
-
-		if (fleet_dist_parse(value, is_size ? FLEET_UNIT_SIZE :
-				     FLEET_UNIT_TIME, is_size ? &c->size :
-				     &c->compute, e2, sizeof(e2)))
-			return fnblk_seterr(err, errlen, "%s: %s", name, e2);
-	} else if (!strcmp(name, "jitter")) {
-		if (parse_fraction(value, &x) || x >= 1)
-			return fnblk_seterr(err, errlen,
-				      "jitter: expected a fraction in [0, 1) such as 0.05 or 5%%");
-		c->jitter = x;
-	} else if (!strcmp(name, "phases")) {
-		if (!strcmp(value, "sync"))
-			c->phases = FLEET_PHASE_SYNC;
-		else if (!strcmp(value, "random"))
-			c->phases = FLEET_PHASE_RANDOM;
-		else if (!strcmp(value, "stagger"))
-			c->phases = FLEET_PHASE_STAGGER;
-		else if (!strncmp(value, "file:", 5) && value[5])
-			return read_phase_file(c, value + 5, err, errlen);
-		else
-			return fnblk_seterr(err, errlen,
-				      "phases: expected sync, random, stagger or file:PATH");
-	} else if (!strcmp(name, "period")) {
-		if (fnblk_parse_duration(value, &c->period_ns, &why))
-			return fnblk_seterr(err, errlen, "period: %s", why);
-	} else if (!strcmp(name, "seed")) {
-		if (fnblk_parse_uint(value, 0, UINT64_MAX, &c->seed, &why))
-			return fnblk_seterr(err, errlen, "seed: %s", why);
-	} else if (!strcmp(name, "cycles")) {
-		if (fnblk_parse_uint(value, 0, UINT32_MAX, &c->cycles, &why))
-			return fnblk_seterr(err, errlen, "cycles: %s", why);
-	} else if (!strcmp(name, "duration")) {
-		if (fnblk_parse_duration(value, &c->duration_ns, &why))
-			return fnblk_seterr(err, errlen, "duration: %s", why);
-	} else if (!strcmp(name, "power-cap")) {
-		if (parse_fraction(value, &x) || strchr(value, '%'))
-			return fnblk_seterr(err, errlen,
-				      "power-cap: expected a number of jobs' worth of power (0 = none)");
-		c->power_cap = x;
-	} else if (!strcmp(name, "power-step")) {
-		if (fnblk_parse_duration(value, &v, &why) || !v)
-			return fnblk_seterr(err, errlen, "power-step: %s",
-				      v ? why : "must be > 0");
-		c->power_step_ns = v;
-	} else {
-		return 1;
-	}
-	return 0;
+	for (o = fleet_schedule_options; o->name; o++)
+		if (!strcmp(o->name, name))
+			return o->set(c, o, value, err, errlen) ? -1 : 0;
+	return 1;
 }
 
 int fleet_config_check(const struct fleet_config *c, char *err, size_t errlen)
@@ -429,6 +536,20 @@ int fleet_config_check(const struct fleet_config *c, char *err, size_t errlen)
 		return fnblk_seterr(err, errlen, "phase file %s has %zu offsets for %u jobs",
 			      c->phase_file, c->nr_phase_offsets, c->jobs);
 	return 0;
+}
+
+/* x in the fewest decimals that parse back to x (fnblk_parse_real). */
+static const char *real_text(double x, char *buf, size_t len)
+{
+	const char *why;
+	double back;
+
+	for (int d = 0; d <= 20; d++) {
+		snprintf(buf, len, "%.*f", d, x);
+		if (!fnblk_parse_real(buf, false, &back, &why) && back == x)
+			break;
+	}
+	return buf;
 }
 
 void fleet_config_params(const struct fleet_config *c,
@@ -446,24 +567,23 @@ void fleet_config_params(const struct fleet_config *c,
 	emit(arg, "jobs", buf);
 	emit(arg, "compute", c->compute.spec ? c->compute.spec : "");
 	emit(arg, "size", c->size.spec ? c->size.spec : "");
-	snprintf(buf, sizeof(buf), "%g", c->jitter);
-	emit(arg, "jitter", buf);
+	emit(arg, "jitter", real_text(c->jitter, buf, sizeof(buf)));
 	if (c->phases == FLEET_PHASE_FILE)
 		snprintf(buf, sizeof(buf), "file:%s", c->phase_file);
 	else
 		snprintf(buf, sizeof(buf), "%s", phase_names[c->phases]);
 	emit(arg, "phases", buf);
-	emit(arg, "period", fnblk_format_duration(c->period_ns, buf, sizeof(buf)));
+	emit(arg, "period",
+	     fnblk_format_duration_exact(c->period_ns, buf, sizeof(buf)));
 	snprintf(buf, sizeof(buf), "%" PRIu64, c->seed);
 	emit(arg, "seed", buf);
 	snprintf(buf, sizeof(buf), "%" PRIu64, c->cycles);
 	emit(arg, "cycles", buf);
 	emit(arg, "duration",
-	     fnblk_format_duration(c->duration_ns, buf, sizeof(buf)));
-	snprintf(buf, sizeof(buf), "%g", c->power_cap);
-	emit(arg, "power-cap", buf);
+	     fnblk_format_duration_exact(c->duration_ns, buf, sizeof(buf)));
+	emit(arg, "power-cap", real_text(c->power_cap, buf, sizeof(buf)));
 	emit(arg, "power-step",
-	     fnblk_format_duration(c->power_step_ns, buf, sizeof(buf)));
+	     fnblk_format_duration_exact(c->power_step_ns, buf, sizeof(buf)));
 }
 
 /* ---- schedule ---- */

@@ -19,6 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cli.h"
+
 /* xoshiro256** seeded through splitmix64: small, fast, reproducible. */
 struct fleet_rng {
 	uint64_t s[4];
@@ -79,6 +81,32 @@ enum fleet_phase_kind {
 /* Most jobs a fleet may have (--jobs), in every tool. */
 #define FLEET_JOBS_MAX	100000
 
+/*
+ * The write path, as both tools take it: bytes per request (0 = the whole
+ * checkpoint in one) and requests in flight per job. Same defaults, same
+ * ranges; each tool says in its own words what they mean there.
+ */
+#define FLEET_BS_DEFAULT	(1ULL << 20)
+#define FLEET_BS_MAX		(1ULL << 30)
+#define FLEET_QD_DEFAULT	4
+#define FLEET_QD_MAX		1024
+
+#define FLEET_OPTION_BS(bytes, text) {					\
+	.name = "bs", .arg = "SIZE", .type = CLI_SIZE, .var = (bytes),	\
+	.max = FLEET_BS_MAX, .align = 4096, .help = (text) }
+#define FLEET_OPTION_QD(depth, text) {					\
+	.name = "qd", .arg = "N", .type = CLI_UINT, .var = (depth),	\
+	.min = 1, .max = FLEET_QD_MAX, .help = (text) }
+
+/* The event files both tools write: -o FILE (CSV) and --jsonl FILE. */
+#define FLEET_OPTION_CSV(path, deflt) {					\
+	.name = "output", .key = 'o', .arg = "FILE", .type = CLI_STRING,	\
+	.var = (path), .dflt = (deflt),					\
+	.help = "write the events as CSV ('-': standard output)" }
+#define FLEET_OPTION_JSONL(path) {					\
+	.name = "jsonl", .arg = "FILE", .type = CLI_STRING, .var = (path),	\
+	.help = "write the events as JSON lines ('-': standard output)" }
+
 struct fleet_config {
 	unsigned int jobs;		/* N */
 	struct fleet_dist compute;	/* T_j, ns */
@@ -101,17 +129,20 @@ int fleet_config_init(struct fleet_config *c);
 void fleet_config_free(struct fleet_config *c);
 
 /*
- * One schedule option by its long option name, as both tools spell it:
- * jobs, compute, size, jitter, phases, period, seed, cycles, duration,
- * power-cap, power-step. Returns 0 when set, -1 with err when the value
- * is bad, 1 when name is not a schedule option (the caller's own then).
- * "phases=file:PATH" reads PATH at once.
+ * The schedule options of both tools (jobs, compute, size, jitter, phases,
+ * period, seed, cycles, duration, power-cap, power-step): one table for
+ * their parsing, their --help and their man pages. The group's ctx is the
+ * struct fleet_config they set.
+ */
+extern const struct cli_option fleet_schedule_options[];
+
+/*
+ * One schedule option by its long option name. Returns 0 when set, -1
+ * with err (what was wrong, not the name) when the value is bad, 1 when
+ * name is not a schedule option. "phases=file:PATH" reads PATH at once.
  */
 int fleet_config_set(struct fleet_config *c, const char *name,
 		     const char *value, char *err, size_t errlen);
-
-/* Names accepted by fleet_config_set, NULL-terminated, for getopt tables. */
-extern const char *const fleet_config_options[];
 
 /* Cross-option checks (e.g. a phase file with fewer lines than jobs). */
 int fleet_config_check(const struct fleet_config *c, char *err,

@@ -5,6 +5,7 @@
  * decimals) so "1.5k" is 1536 and "0.1k" is refused rather than rounded.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -333,8 +334,8 @@ int fnblk_parse_real(const char *s, bool percent, double *v, const char **why)
 	if (err)
 		return err;
 	x = (double)n.mant;
-	for (unsigned int i = 0; i < n.decimals; i++)
-		x /= 10;
+	if (n.decimals)
+		x /= pow(10, n.decimals);
 	if (percent && !strcmp(rest, "%")) {
 		x /= 100;
 		rest++;

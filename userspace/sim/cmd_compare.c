@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "sim_cli.h"
 #include "commands.h"
 #include "kpi.h"
 
@@ -26,53 +26,17 @@ struct compare_args {
 	const char *output;	/* the re-simulated events, if asked */
 	bool replay_compute;	/* measured compute times, not the schedule */
 	bool json;
-	bool help;
 };
 
-static const struct option compare_own[] = {
-	{ "json", no_argument, NULL, 'J' },
-	{ "output", required_argument, NULL, 'o' },
-	{ "replay-compute", no_argument, NULL, 'R' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 }
-};
+static const char *const compare_usage[] = { "[OPTIONS] EVENTS", NULL };
 
-static int compare_on(void *ctx, int val, const char *arg)
-{
-	struct compare_args *a = ctx;
-
-	switch (val) {
-	case 'o':
-		a->output = arg;
-		return 0;
-	case 'R':
-		a->replay_compute = true;
-		return 0;
-	case 'J':
-		a->json = true;
-		return 0;
-	case 'h':
-		a->help = true;
-		return 0;
-	}
-	return -1;
-}
-
-static void compare_usage(FILE *f)
-{
-	fputs("usage: fnblk-sim compare [--json] [-o PREDICTED.csv] [--replay-compute]\n"
-	      "                         [OPTIONS] EVENTS\n"
-	      "Re-simulate the fleet run recorded in EVENTS (CSV or JSON lines) with\n"
-	      "its own parameters and initial phases, and print predicted against\n"
-	      "measured: mean and p99 write time, the time-weighted distribution of\n"
-	      "concurrent writers, and each job's write slowdown (mean write time over\n"
-	      "the simulated solo write time). Options override the file's params;\n"
-	      "-o writes the re-simulated run as an event file (for fnblk-analyze).\n"
-	      "--replay-compute takes each compute time from the run (a job's next\n"
-	      "write start minus its write end) instead of the schedule, so what is\n"
-	      "left to compare is the storage alone, without the guest's timer noise.\n",
-	      f);
-}
+static const char compare_about[] =
+	"Simulate again the fleet run recorded in EVENTS (CSV or JSON lines) "
+	"with its own parameters and initial phases, and print predicted "
+	"against measured: mean and p99 write time, the time-weighted "
+	"distribution of concurrent writers, and each job's write slowdown "
+	"(mean write time over the simulated solo write time). Options "
+	"override the file's parameters.";
 
 /* Parameters the re-simulation replaces with measured start times. */
 static bool replaced_by_measurement(const char *name)
@@ -90,12 +54,12 @@ static int warn_unmodelled(const struct fnblk_events *e, struct sim_options *o,
 	v = fnblk_events_param(e, "path");
 	if (v && strcmp(v, "direct"))
 		fprintf(stderr,
-			"fnblk-sim compare: %s used path=%s; the simulator models direct I/O only (no page cache, no flusher)\n",
+			"fnblk-sim: compare: %s used path=%s; the simulator models direct I/O only (no page cache, no flusher)\n",
 			path, v);
 	v = fnblk_events_param(e, "key");
 	if (v && !strcmp(v, "single"))
 		fprintf(stderr,
-			"fnblk-sim compare: %s ran with key=single (one user for all jobs); the simulator counts a user per job\n",
+			"fnblk-sim: compare: %s ran with key=single (one user for all jobs); the simulator counts a user per job\n",
 			path);
 	/* psync writes one request at a time whatever qd says. */
 	v = fnblk_events_param(e, "engine");
@@ -118,7 +82,7 @@ static int apply_params(const struct fnblk_events *e, struct sim_options *o,
 		ret = sim_options_set(o, e->params[i].name, e->params[i].value,
 				      err, sizeof(err));
 		if (ret < 0) {
-			fprintf(stderr, "fnblk-sim compare: %s: param %s=%s: %s\n",
+			fprintf(stderr, "fnblk-sim: compare: %s: param %s=%s: %s\n",
 				path, e->params[i].name, e->params[i].value, err);
 			return -1;
 		}
@@ -126,7 +90,7 @@ static int apply_params(const struct fnblk_events *e, struct sim_options *o,
 	for (i = 0; device[i]; i++)
 		if (!fnblk_events_param(e, device[i]))
 			fprintf(stderr,
-				"fnblk-sim compare: %s does not record %s; using the default (or --%s)\n",
+				"fnblk-sim: compare: %s does not record %s; using the default (or --%s)\n",
 				path, device[i], device[i]);
 	return warn_unmodelled(e, o, path);
 }
@@ -144,7 +108,7 @@ static int write_prediction(const char *path, const struct sim_options *o,
 	int ret;
 
 	if (!f) {
-		fprintf(stderr, "fnblk-sim compare: %s: %s\n", path,
+		fprintf(stderr, "fnblk-sim: compare: %s: %s\n", path,
 			strerror(errno));
 		return -1;
 	}
@@ -155,7 +119,7 @@ static int write_prediction(const char *path, const struct sim_options *o,
 	fnblk_events_sort(pred);
 	ret = fnblk_events_write_csv(f, pred);
 	if (fclose(f) || ret) {
-		fprintf(stderr, "fnblk-sim compare: writing %s failed\n", path);
+		fprintf(stderr, "fnblk-sim: compare: writing %s failed\n", path);
 		return -1;
 	}
 	return 0;
@@ -435,7 +399,7 @@ static int simulate(const struct sim_options *o, struct fleet_workload *fw,
 	w.cycles = most;
 	w.duration_ns = 0;
 	if (sim_run(&o->dev, &o->io, &w, &sink, &res, err, sizeof(err))) {
-		fprintf(stderr, "fnblk-sim compare: %s\n", err);
+		fprintf(stderr, "fnblk-sim: compare: %s\n", err);
 		return -1;
 	}
 	return c.failed ? -1 : 0;
@@ -443,50 +407,67 @@ static int simulate(const struct sim_options *o, struct fleet_workload *fw,
 
 int cmd_compare(int argc, char **argv)
 {
-	struct compare_args a = { 0 };
-	struct cli_command cmd = {
-		.name = "compare", .own = compare_own, .shortopts = "ho:",
-		.on = compare_on, .ctx = &a,
+	static struct compare_args a;
+	static struct sim_options o;
+	const struct cli_option own[] = {
+		{ .name = "output", .key = 'o', .arg = "FILE", .type = CLI_STRING,
+		  .var = &a.output,
+		  .help = "write the re-simulated run as an event file (CSV), "
+			  "for fnblk-analyze" },
+		{ .name = "replay-compute", .type = CLI_FLAG,
+		  .var = &a.replay_compute,
+		  .help = "take each compute time from the run (a job's next "
+			  "write start minus its write end) instead of the "
+			  "schedule, so what is left to compare is the storage "
+			  "alone, without the guest's timer noise" },
+		{ .name = NULL },
+	};
+	const struct cli_group groups[] = {
+		{ .title = "Comparison", .options = own },
+		SIM_GROUPS(&o, " (EVENTS' own unless given; else the default)"),
+		{ .title = NULL },
+	};
+	const struct cli_program prog = {
+		.name = "fnblk-sim compare", .usage = compare_usage,
+		.about = compare_about, .groups = groups, .json = &a.json,
+		.json_help = "print the comparison as JSON",
 	};
 	struct fnblk_events meas, pred;
 	struct report r = { 0 };
-	struct sim_options o;
 	uint64_t *count_meas = NULL, *count_pred = NULL;
 	struct fleet_workload fw = { 0 };
 	const char *path;
 	char err[512];
 	unsigned int j;
-	int first, ret = EXIT_RUNTIME;
+	int first, ret;
 
 	fnblk_events_init(&meas);
 	fnblk_events_init(&pred);
 	if (sim_options_init(&o))
-		return EXIT_RUNTIME;
+		return cli_error(&prog, "out of memory");
 	/* First pass for the operand; the options are applied again below. */
-	first = cli_parse(&cmd, &o, argc, argv);
-	if (first < 0 || a.help || first != argc - 1) {
-		if (first >= 0 && !a.help)
-			fprintf(stderr, "fnblk-sim compare: expected one EVENTS file\n");
-		if (a.help)
-			compare_usage(stdout);
-		else
-			cli_hint("compare");
+	ret = cli_parse(&prog, argc, argv, &first);
+	if (ret == CLI_CONTINUE && first != argc - 1)
+		ret = cli_usage_error(&prog, "expected one EVENTS file");
+	if (ret != CLI_CONTINUE) {
 		sim_options_free(&o);
-		return a.help ? EXIT_OK : EXIT_USAGE;
+		return ret;
 	}
+	ret = CLI_EXIT_FAILURE;
 	path = argv[first];
 	if (fnblk_events_read_file(path, &meas, err, sizeof(err))) {
-		fprintf(stderr, "fnblk-sim compare: %s\n", err);
+		fprintf(stderr, "fnblk-sim: compare: %s\n", err);
 		goto out;
 	}
 	if (!meas.nr) {
-		fprintf(stderr, "fnblk-sim compare: %s holds no writes\n", path);
+		fprintf(stderr, "fnblk-sim: compare: %s holds no writes\n", path);
 		goto out;
 	}
 	sim_options_free(&o);
 	if (sim_options_init(&o))
 		goto oom;
-	if (apply_params(&meas, &o, path) || cli_parse(&cmd, &o, argc, argv) < 0)
+	if (apply_params(&meas, &o, path) ||
+	    cli_parse(&prog, argc, argv, &first) != CLI_CONTINUE)
 		goto out;
 	/* Phases come from the measured first writes; sync draws nothing. */
 	fleet_config_set(&o.fleet, "phases", "sync", err, sizeof(err));
@@ -498,7 +479,7 @@ int cmd_compare(int argc, char **argv)
 	if (!count_meas || !r.solo)
 		goto oom;
 	if (fleet_workload_init(&fw, &o.fleet, err, sizeof(err))) {
-		fprintf(stderr, "fnblk-sim compare: %s\n", err);
+		fprintf(stderr, "fnblk-sim: compare: %s\n", err);
 		goto out;
 	}
 	if (measured_workload(&fw, &meas, r.jobs) ||
@@ -526,13 +507,13 @@ int cmd_compare(int argc, char **argv)
 	if (!a.json)
 		print_text(&r, path);
 	if (fflush(stdout) || ferror(stdout)) {
-		fprintf(stderr, "fnblk-sim compare: writing the report failed\n");
+		fprintf(stderr, "fnblk-sim: compare: writing the report failed\n");
 		goto out;
 	}
-	ret = EXIT_OK;
+	ret = CLI_EXIT_OK;
 	goto out;
 oom:
-	fprintf(stderr, "fnblk-sim compare: out of memory\n");
+	fprintf(stderr, "fnblk-sim: compare: out of memory\n");
 out:
 	kpi_free(&r.pred);
 	kpi_free(&r.meas);

@@ -9,16 +9,17 @@
 #include <string.h>
 #include <time.h>
 
-#include "cli.h"
+#include "sim_cli.h"
 #include "commands.h"
 #include "ntrace.h"
+#include "print.h"
 
 struct run_args {
 	const char *csv_path;
 	const char *jsonl_path;
 	const char *ntrace_path;
 	bool quiet;
-	bool help;
+	bool json;
 };
 
 struct run_sink {
@@ -45,48 +46,17 @@ static void run_n_change(void *ctx, uint64_t t, unsigned int n)
 	ntrace_change(&rs->nt, t, n);
 }
 
-static const struct option run_own[] = {
-	{ "output", required_argument, NULL, 'o' },
-	{ "jsonl", required_argument, NULL, 'j' },
-	{ "n-trace", required_argument, NULL, 'n' },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 }
+static const char *const run_usage[] = {
+	"[OPTIONS] [-o FILE.csv] [--jsonl FILE] [--n-trace FILE]", NULL
 };
 
-static int run_on(void *ctx, int val, const char *arg)
-{
-	struct run_args *a = ctx;
-
-	switch (val) {
-	case 'o':
-		a->csv_path = arg;
-		return 0;
-	case 'j':
-		a->jsonl_path = arg;
-		return 0;
-	case 'n':
-		a->ntrace_path = arg;
-		return 0;
-	case 'q':
-		a->quiet = true;
-		return 0;
-	case 'h':
-		a->help = true;
-		return 0;
-	}
-	return -1;
-}
-
-static void run_usage(FILE *f)
-{
-	fputs("usage: fnblk-sim run [FLEET OPTIONS] [DEVICE OPTIONS]\n"
-	      "                     [-o FILE.csv] [--jsonl FILE] [--n-trace FILE] [-q]\n"
-	      "Simulate a fleet of checkpointing jobs on a fnblk device and write\n"
-	      "one event per checkpoint (CSV on standard output unless -o/--jsonl).\n",
-	      f);
-	sim_usage_options(f);
-}
+static const char run_about[] =
+	"Simulate a fleet of checkpointing jobs on a fnblk device and write "
+	"one event per checkpoint, as fnblk-fleet would have on the device "
+	"(CSV on standard output unless -o or --jsonl says otherwise). Every "
+	"option is recorded in the events' header, so a file is enough to "
+	"simulate its run again. At the end a summary line gives the writes, "
+	"the simulated time and the simulator's speed.";
 
 static FILE *open_out(const char *path)
 {
@@ -96,7 +66,7 @@ static FILE *open_out(const char *path)
 		return stdout;
 	f = fopen(path, "w");
 	if (!f)
-		fprintf(stderr, "fnblk-sim run: %s: %s\n", path, strerror(errno));
+		fprintf(stderr, "fnblk-sim: run: %s: %s\n", path, strerror(errno));
 	return f;
 }
 
@@ -105,7 +75,7 @@ static int close_out(FILE *f, const char *path)
 	if (!f)
 		return 0;
 	if ((f == stdout ? fflush(f) : fclose(f)) || (f == stdout && ferror(f))) {
-		fprintf(stderr, "fnblk-sim run: writing %s failed\n", path);
+		fprintf(stderr, "fnblk-sim: run: writing %s failed\n", path);
 		return -1;
 	}
 	return 0;
@@ -162,53 +132,85 @@ double sim_wall_seconds(void)
 	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+/* The summary: on stdout unless the events go there, JSON with -j. */
+static void run_summary(const struct run_args *a, const struct sim_options *o,
+			const struct sim_result *res, double wall)
+{
+	bool events_on_stdout = (a->csv_path && !strcmp(a->csv_path, "-")) ||
+				(a->jsonl_path && !strcmp(a->jsonl_path, "-"));
+
+	pr_init(a->json);
+	pr_set_file(events_on_stdout ? stderr : stdout);
+	pr_open_object(NULL);
+	pr_u64("writes", "%llu writes", res->writes);
+	pr_u64("jobs", " of %llu jobs", o->fleet.jobs);
+	pr_double("simulated_s", ", %.3f s simulated", res->end_ns * 1e-9);
+	pr_u64("events", "; %llu events", res->events);
+	pr_double("wall_s", " in %.3f s", wall);
+	/* Text in millions, JSON as it is. */
+	pr_double("events_per_s", NULL, wall > 0 ? res->events / wall : 0.0);
+	pr_text(" = %.2f M events/s\n", wall > 0 ? res->events / wall * 1e-6 : 0.0);
+	pr_close_object();
+	pr_end();
+}
+
 int cmd_run(int argc, char **argv)
 {
-	struct run_args a = { 0 };
-	struct cli_command cmd = {
-		.name = "run", .own = run_own, .shortopts = "o:qh",
-		.on = run_on, .ctx = &a,
+	static struct run_args a;
+	static struct sim_options o;
+	const struct cli_option own[] = {
+		FLEET_OPTION_CSV(&a.csv_path, "standard output, unless --jsonl"),
+		FLEET_OPTION_JSONL(&a.jsonl_path),
+		{ .name = "n-trace", .arg = "FILE", .type = CLI_STRING,
+		  .var = &a.ntrace_path,
+		  .help = "write n(t), the device's active users, as CSV" },
+		{ .name = "quiet", .key = 'q', .type = CLI_FLAG, .var = &a.quiet,
+		  .help = "no summary" },
+		{ .name = NULL },
+	};
+	const struct cli_group groups[] = {
+		SIM_GROUPS(&o, ""),
+		{ .title = "Output", .options = own },
+		{ .title = NULL },
+	};
+	const struct cli_program prog = {
+		.name = "fnblk-sim run", .usage = run_usage, .about = run_about,
+		.groups = groups, .json = &a.json,
+		.json_help = "print the summary as JSON (times in seconds, "
+			     "events per second)",
 	};
 	struct run_sink rs = { 0 };
 	struct sim_sink sink = { .ctx = &rs, .write = run_write };
-	struct sim_options o;
-	struct fleet_workload fw;
+	struct fleet_workload fw = { 0 };
 	struct fnblk_events hdr;
 	struct sim_workload w;
-	struct sim_result res;
+	struct sim_result res = { 0 };
 	FILE *ntf = NULL;
 	char err[512];
-	double t0, wall;
-	int ret = EXIT_RUNTIME, first;
+	double t0, wall = 0;
+	int ret = CLI_EXIT_FAILURE, first;
 
-	if (sim_options_init(&o)) {
-		fprintf(stderr, "fnblk-sim run: out of memory\n");
-		return EXIT_RUNTIME;
-	}
-	first = cli_parse(&cmd, &o, argc, argv);
-	if (first < 0 || a.help || first < argc) {
-		if (first >= 0 && first < argc && !a.help)
-			fprintf(stderr, "fnblk-sim run: unexpected operand %s\n",
-				argv[first]);
-		if (a.help)
-			run_usage(stdout);
-		else
-			cli_hint("run");
+	fnblk_events_init(&hdr);
+	if (sim_options_init(&o))
+		return cli_error(&prog, "out of memory");
+	first = 0;
+	ret = cli_parse(&prog, argc, argv, &first);
+	if (ret == CLI_CONTINUE && first < argc)
+		ret = cli_usage_error(&prog, "unexpected operand '%s'", argv[first]);
+	if (ret == CLI_CONTINUE && a.csv_path && a.jsonl_path &&
+	    !strcmp(a.csv_path, "-") && !strcmp(a.jsonl_path, "-"))
+		ret = cli_usage_error(&prog, "-o and --jsonl cannot both write to standard output");
+	if (ret == CLI_CONTINUE && fleet_config_check(&o.fleet, err, sizeof(err)))
+		ret = cli_usage_error(&prog, "%s", err);
+	if (ret == CLI_CONTINUE && fleet_workload_init(&fw, &o.fleet, err, sizeof(err)))
+		ret = cli_usage_error(&prog, "%s", err);
+	if (ret != CLI_CONTINUE) {
 		sim_options_free(&o);
-		return a.help ? EXIT_OK : EXIT_USAGE;
+		return ret;
 	}
-	if (fleet_config_check(&o.fleet, err, sizeof(err))) {
-		fprintf(stderr, "fnblk-sim run: %s\n", err);
-		sim_options_free(&o);
-		return EXIT_USAGE;
-	}
-	if (fleet_workload_init(&fw, &o.fleet, err, sizeof(err))) {
-		fprintf(stderr, "fnblk-sim run: %s\n", err);
-		sim_options_free(&o);
-		return EXIT_USAGE;
-	}
+	ret = CLI_EXIT_FAILURE;
 	if (make_header(&o, &fw, &hdr)) {
-		fprintf(stderr, "fnblk-sim run: out of memory\n");
+		cli_error(&prog, "out of memory");
 		goto out;
 	}
 	if (!a.csv_path && !a.jsonl_path)
@@ -237,27 +239,23 @@ int cmd_run(int argc, char **argv)
 	fleet_workload_fill(&fw, &w);
 	t0 = sim_wall_seconds();
 	if (sim_run(&o.dev, &o.io, &w, &sink, &res, err, sizeof(err))) {
-		fprintf(stderr, "fnblk-sim run: %s\n", err);
+		fprintf(stderr, "fnblk-sim: run: %s\n", err);
 		goto out;
 	}
 	wall = sim_wall_seconds() - t0;
 	if (ntf && ntrace_close(&rs.nt))
 		rs.failed = true;
 	if (rs.failed) {
-		fprintf(stderr, "fnblk-sim run: writing the output failed\n");
+		fprintf(stderr, "fnblk-sim: run: writing the output failed\n");
 		goto out;
 	}
-	if (!a.quiet)
-		fprintf(stderr,
-			"fnblk-sim run: %llu writes of %u jobs, %.3f s simulated; %llu events in %.3f s = %.2f M events/s\n",
-			(unsigned long long)res.writes, o.fleet.jobs,
-			res.end_ns * 1e-9, (unsigned long long)res.events,
-			wall, wall > 0 ? res.events / wall * 1e-6 : 0.0);
-	ret = EXIT_OK;
+	ret = CLI_EXIT_OK;
 out:
 	if (close_out(rs.csv, a.csv_path) || close_out(rs.jsonl, a.jsonl_path) ||
 	    close_out(ntf, a.ntrace_path))
-		ret = EXIT_RUNTIME;
+		ret = CLI_EXIT_FAILURE;
+	if (ret == CLI_EXIT_OK && !a.quiet)
+		run_summary(&a, &o, &res, wall);
 	fnblk_events_free(&hdr);
 	fleet_workload_free(&fw);
 	sim_options_free(&o);

@@ -17,8 +17,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "sim_cli.h"
 #include "commands.h"
+#include "diag.h"
+#include "units.h"
+#include "print.h"
 #include "theory.h"
 
 #define MAX_FNS		16
@@ -36,72 +39,64 @@ struct theory_args {
 	unsigned int nr_fns;
 	unsigned int n_min, n_max;
 	unsigned int cycles;
-	bool help;
+	bool json;
 };
 
-static const struct option theory_own[] = {
-	{ "fn", required_argument, NULL, 'f' },
-	{ "jobs", required_argument, NULL, 'n' },
-	{ "cycles", required_argument, NULL, 'c' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 }
-};
-
-static void theory_usage(FILE *f)
-{
-	fputs("usage: fnblk-sim theory [--fn SPEC]... [--jobs N|MIN-MAX] [--cycles C]\n"
-	      "Measure the interval map of N jobs with overlapping writes and the\n"
-	      "two-job gap map in the simulator, beside the predictions:\n"
-	      "  a_j -> (N-j) f(j) / (j f(N-j)) a_j, product 1; gap -> gap.\n"
-	      "  --fn SPEC   f(n) to check, repeatable (default: constant, linear:4,\n"
-	      "              power:0.5 and two tables, one decreasing)\n"
-	      "  --jobs N    fleet sizes for (a), one or a range (3-8)\n"
-	      "  --cycles C  cycles of the gap map in (b) (20)\n",
-	      f);
-}
-
-static int theory_on(void *ctx, int val, const char *arg)
+/* --fn, repeatable: checked with the module's own parser at once. */
+static int set_fn(void *ctx, const struct cli_option *o, const char *arg,
+		  char *err, size_t errlen)
 {
 	struct theory_args *a = ctx;
-	unsigned long long v;
-	unsigned int lo, hi;
-	char tail;
+	static struct fnblk_fn fn;
+	const char *why = NULL;
 
-	switch (val) {
-	case 'f':
-		if (a->nr_fns == MAX_FNS) {
-			fprintf(stderr, "fnblk-sim theory: at most %d --fn\n",
-				MAX_FNS);
-			return -1;
-		}
-		a->fns[a->nr_fns++] = arg;
-		return 0;
-	case 'n':
-		if (sscanf(arg, "%u-%u%c", &lo, &hi, &tail) != 2) {
-			if (sscanf(arg, "%u%c", &lo, &tail) != 1)
-				lo = 0;
-			hi = lo;
-		}
-		if (lo >= 2 && hi >= lo && hi <= THEORY_MAX_JOBS) {
-			a->n_min = lo;
-			a->n_max = hi;
-			return 0;
-		}
-		fprintf(stderr,
-			"fnblk-sim theory: --jobs: expected N or MIN-MAX within 2..64\n");
-		return -1;
-	case 'c':
-		if (cli_uint("theory", "cycles", arg, 3, 100000, &v))
-			return -1;
-		a->cycles = (unsigned int)v;
-		return 0;
-	case 'h':
-		a->help = true;
-		return 0;
-	}
-	return -1;
+	(void)o;
+	if (a->nr_fns == MAX_FNS)
+		return fnblk_seterr(err, errlen, "at most %d --fn", MAX_FNS);
+	if (fnblk_fn_parse(arg, &fn, &why))
+		return fnblk_seterr(err, errlen, "%s", why);
+	a->fns[a->nr_fns++] = arg;
+	return 0;
 }
 
+static int set_jobs(void *ctx, const struct cli_option *o, const char *arg,
+		    char *err, size_t errlen)
+{
+	struct theory_args *a = ctx;
+	uint64_t lo, hi;
+	const char *why;
+
+	(void)o;
+	if (fnblk_parse_uint_range(arg, 2, THEORY_MAX_JOBS, &lo, &hi, &why))
+		return fnblk_seterr(err, errlen, "%s (N or MIN-MAX within 2 to %d)",
+				    why, THEORY_MAX_JOBS);
+	a->n_min = lo;
+	a->n_max = hi;
+	return 0;
+}
+
+static const char *show_jobs(void *ctx, const struct cli_option *o,
+			     char *buf, size_t len)
+{
+	const struct theory_args *a = ctx;
+
+	(void)o;
+	snprintf(buf, len, "%u-%u", a->n_min, a->n_max);
+	return buf;
+}
+
+static const char *const theory_usage[] = {
+	"[--fn SPEC]... [--jobs N|MIN-MAX] [--cycles C]", NULL
+};
+
+static const char theory_about[] =
+	"Measure in the simulator, beside the predictions, (a) the map of "
+	"the intervals between the write starts of N jobs whose writes "
+	"overlap, a_j -> (N-j) f(j) / (j f(N-j)) a_j with product 1, and (b) "
+	"the return map of the gap between two jobs whose writes are shorter "
+	"than their compute, the identity, with and without a power cap. "
+	"Exits 1 if a measurement misses its prediction by more than the "
+	"core's nanosecond clock explains.";
 /* The scales of (a): writes of 64 s alone, intervals of about 1 s. */
 static void overlap_setup(struct theory_setup *ts, const struct fnblk_fn *fn)
 {
@@ -136,7 +131,7 @@ static int check_overlap(const struct fnblk_fn *fn, unsigned int n)
 
 	overlap_setup(&ts, fn);
 	if (!a || !next || !jac || !ad || !fluid) {
-		fprintf(stderr, "fnblk-sim theory: out of memory\n");
+		fprintf(stderr, "fnblk-sim: theory: out of memory\n");
 		failed = 1;
 		goto out;
 	}
@@ -147,15 +142,18 @@ static int check_overlap(const struct fnblk_fn *fn, unsigned int n)
 	fluid_end = theory_fluid_map(&ts, n, ad, fluid);
 	if (theory_interval_map(&ts, n, a, next, &cyc, err, sizeof(err)) ||
 	    theory_jacobian(&ts, n, a, delta, jac, err, sizeof(err))) {
-		fprintf(stderr, "fnblk-sim theory: N=%u: %s\n", n, err);
+		fprintf(stderr, "fnblk-sim: theory: N=%u: %s\n", n, err);
 		failed = 1;
 		goto out;
 	}
-	printf("  N=%u  windows overlap: %s, order kept: %s\n", n,
-	       cyc.overlap ? "yes" : "NO", cyc.order_kept ? "yes" : "NO");
-	printf("    %3s %17s %17s %17s %8s %8s %15s\n", "j", "a_j'/a_j core",
-	       "fluid model", "(N-j)f(j)/jf(N-j)", "err core",
-	       "err fluid", "J_jj perturbed");
+	pr_open_object(NULL);
+	pr_u64("jobs", "  N=%llu", n);
+	pr_bool("windows_overlap", "  windows overlap: %s", cyc.overlap);
+	pr_bool("order_kept", ", order kept: %s\n", cyc.order_kept);
+	pr_text("    %3s %17s %17s %17s %8s %8s %15s\n", "j", "a_j'/a_j core",
+		"fluid model", "(N-j)f(j)/jf(N-j)", "err core", "err fluid",
+		"J_jj perturbed");
+	pr_open_array("intervals");
 	for (j = 1; j <= k; j++) {
 		lambda = theory_lambda(fn, n, j);
 		measured = next[j - 1] / (double)a[j - 1];
@@ -173,13 +171,20 @@ static int check_overlap(const struct fnblk_fn *fn, unsigned int n)
 			fluid_worst = fluid_rel;
 		if (fabs(fluid[j - 1] - lambda * ad[j - 1]) > fluid_dev)
 			fluid_dev = fabs(fluid[j - 1] - lambda * ad[j - 1]);
-		printf("    %3u %17.12f %17.12f %17.12f %8.1e %8.1e %15.9f\n", j,
-		       measured, fluid[j - 1] / ad[j - 1], lambda, rel,
-		       fluid_rel, jac[(j - 1) * k + (j - 1)]);
+		pr_open_object(NULL);
+		pr_u64("j", "    %3llu", j);
+		pr_double("ratio_core", " %17.12f", measured);
+		pr_double("ratio_fluid", " %17.12f", fluid[j - 1] / ad[j - 1]);
+		pr_double("ratio_theory", " %17.12f", lambda);
+		pr_double("rel_err_core", " %8.1e", rel);
+		pr_double("rel_err_fluid", " %8.1e", fluid_rel);
+		pr_double("jacobian_jj", " %15.9f\n", jac[(j - 1) * k + (j - 1)]);
+		pr_close_object();
 		for (i = 0; i < k; i++)
 			if (i != j - 1 && fabs(jac[(j - 1) * k + i]) > off)
 				off = fabs(jac[(j - 1) * k + i]);
 	}
+	pr_close_array();
 	det = theory_det(jac, k);
 	if (!cyc.overlap || !cyc.order_kept)
 		failed++;
@@ -192,12 +197,17 @@ static int check_overlap(const struct fnblk_fn *fn, unsigned int n)
 	if (off > 2 * tol_clock / delta ||
 	    fabs(det - 1) > 2 * k * tol_clock / delta * n)
 		failed++;
-	printf("    product of spectrum: %.12f (theory 1)   det J: %.9f   max |off-diagonal J|: %.1e\n",
-	       prod, det, off);
-	printf("    expanding directions: %u (theory %u%s)   worst rel.err core %.1e, fluid %.1e   %s\n",
-	       expanding, theory_expanding(fn, n),
-	       fn->nr == 1 ? ", ceil(N/2)-1" : "", worst, fluid_worst,
-	       failed ? "FAIL" : "ok");
+	pr_double("spectrum_product", "    product of spectrum: %.12f (theory 1)", prod);
+	pr_double("det_jacobian", "   det J: %.9f", det);
+	pr_double("max_off_diagonal", "   max |off-diagonal J|: %.1e\n", off);
+	pr_u64("expanding", "    expanding directions: %llu", expanding);
+	pr_u64("expanding_theory", " (theory %llu", theory_expanding(fn, n));
+	pr_text("%s)", fn->nr == 1 ? ", ceil(N/2)-1" : "");
+	pr_double("worst_rel_err_core", "   worst rel.err core %.1e", worst);
+	pr_double("worst_rel_err_fluid", ", fluid %.1e", fluid_worst);
+	pr_bool("ok", NULL, !failed);
+	pr_text("   %s\n", failed ? "FAIL" : "ok");
+	pr_close_object();
 out:
 	free(a);
 	free(next);
@@ -227,13 +237,17 @@ static int check_gap(const struct fnblk_fn *fn, unsigned int cycles)
 	for (ci = 0; ci < sizeof(caps) / sizeof(caps[0]); ci++) {
 		ts.power_cap = caps[ci];
 		worst = 0;
-		printf("    power cap %-4g gap_1 -> gap_%u (ms):", caps[ci],
-		       cycles - 1);
+		pr_open_object(NULL);
+		pr_double("power_cap", "    power cap %-4g", caps[ci]);
+		pr_text(" gap_1 -> gap_%u (ms):", cycles - 1);
+		pr_open_array("gaps");
 		for (g = 1; g <= 7; g++) {
 			gap = period * g / 8 + 12345;
 			if (theory_gap_map(&ts, gap, cycles, gaps, err,
 					   sizeof(err))) {
-				fprintf(stderr, "fnblk-sim theory: %s\n", err);
+				fprintf(stderr, "fnblk-sim: theory: %s\n", err);
+				pr_close_array();
+				pr_close_object();
 				free(gaps);
 				return 1;
 			}
@@ -247,15 +261,20 @@ static int check_gap(const struct fnblk_fn *fn, unsigned int cycles)
 				if (drift > worst)
 					worst = drift;
 			}
-			printf(" %.3f->%.3f", gaps[1] * 1e-6,
-			       gaps[cycles - 1] * 1e-6);
+			pr_open_object(NULL);
+			pr_double("first_ms", " %.3f", gaps[1] * 1e-6);
+			pr_double("last_ms", "->%.3f", gaps[cycles - 1] * 1e-6);
+			pr_close_object();
 		}
 		/* Two jobs, two ends per cycle, each rounded up to a ns. */
 		if (worst > (int64_t)theory_clock_error_ns(2))
 			failed++;
-		printf("\n      largest |gap_{c+1} - gap_c|: %lld ns   %s\n",
-		       (long long)worst, worst > (int64_t)theory_clock_error_ns(2) ?
-		       "FAIL" : "identity");
+		pr_close_array();
+		pr_int("largest_step_ns", "\n      largest |gap_{c+1} - gap_c|: %lld ns", worst);
+		pr_bool("ok", NULL, worst <= (int64_t)theory_clock_error_ns(2));
+		pr_text("   %s\n", worst > (int64_t)theory_clock_error_ns(2) ?
+			"FAIL" : "identity");
+		pr_close_object();
 	}
 	free(gaps);
 	return failed;
@@ -263,43 +282,65 @@ static int check_gap(const struct fnblk_fn *fn, unsigned int cycles)
 
 int cmd_theory(int argc, char **argv)
 {
-	struct theory_args a = { .n_min = 3, .n_max = 8, .cycles = 20 };
-	struct cli_command cmd = { .name = "theory", .own = theory_own,
-				   .shortopts = "h", .on = theory_on, .ctx = &a,
-				   .own_only = true };
+	static struct theory_args a = { .n_min = 3, .n_max = 8, .cycles = 20 };
+	static const struct cli_option own[] = {
+		{ .name = "fn", .arg = "SPEC", .type = CLI_CALL, .set = set_fn,
+		  .dflt = "constant, linear:4, power:0.5 and two tables, one "
+			  "decreasing",
+		  .help = "an f(n) to check; repeatable" },
+		{ .name = "jobs", .arg = "N|MIN-MAX", .type = CLI_CALL,
+		  .set = set_jobs, .show = show_jobs,
+		  .help = "the fleet sizes N of (a), one or a range" },
+		{ .name = "cycles", .arg = "C", .type = CLI_UINT, .var = &a.cycles,
+		  .min = 3, .max = 100000, .help = "cycles of the gap map (b)" },
+		{ .name = NULL },
+	};
+	static const struct cli_group groups[] = {
+		{ .title = "Options", .options = own, .ctx = &a },
+		{ .title = NULL },
+	};
+	static const struct cli_program prog = {
+		.name = "fnblk-sim theory", .usage = theory_usage,
+		.about = theory_about, .groups = groups, .json = &a.json,
+		.json_help = "print the measurements as JSON",
+	};
 	struct fnblk_fn fn;
 	const char *why;
 	unsigned int i, n;
-	int first, failed = 0;
+	int first, failed = 0, ret;
 
-	first = cli_parse(&cmd, NULL, argc, argv);
-	if (first < 0 || a.help || first < argc) {
-		if (a.help)
-			theory_usage(stdout);
-		else
-			cli_hint("theory");
-		return a.help ? EXIT_OK : EXIT_USAGE;
-	}
+	ret = cli_parse(&prog, argc, argv, &first);
+	if (ret == CLI_CONTINUE && first < argc)
+		ret = cli_usage_error(&prog, "unexpected operand '%s'", argv[first]);
+	if (ret != CLI_CONTINUE)
+		return ret;
 	if (!a.nr_fns)
 		for (i = 0; default_fns[i]; i++)
 			a.fns[a.nr_fns++] = default_fns[i];
-	for (i = 0; i < a.nr_fns; i++) {
-		if (fnblk_fn_parse(a.fns[i], &fn, &why)) {
-			fprintf(stderr, "fnblk-sim theory: --fn %s: %s\n",
-				a.fns[i], why);
-			return EXIT_USAGE;
-		}
-	}
+	pr_init(a.json);
+	pr_open_object(NULL);
+	pr_open_array("fns");
 	for (i = 0; i < a.nr_fns; i++) {
 		fnblk_fn_parse(a.fns[i], &fn, &why);
-		printf("f = %s\n", a.fns[i]);
-		printf(" (a) overlapping windows: one cycle of the interval map\n");
+		pr_open_object(NULL);
+		pr_str("fn", "f = %s\n", a.fns[i]);
+		pr_text(" (a) overlapping windows: one cycle of the interval map\n");
+		pr_open_array("overlap");
 		for (n = a.n_min; n <= a.n_max; n++)
 			failed += check_overlap(&fn, n);
-		printf(" (b) two jobs, write shorter than compute: gap return map\n");
+		pr_close_array();
+		pr_text(" (b) two jobs, write shorter than compute: gap return map\n");
+		pr_open_array("gap");
 		failed += check_gap(&fn, a.cycles);
+		pr_close_array();
+		pr_close_object();
 	}
-	printf("%s: %d check%s failed\n", failed ? "FAIL" : "ok", failed,
-	       failed == 1 ? "" : "s");
-	return failed ? EXIT_RUNTIME : EXIT_OK;
+	pr_close_array();
+	pr_text("%s: ", failed ? "FAIL" : "ok");
+	pr_u64("failed", "%llu", failed);
+	pr_text(" check%s failed\n", failed == 1 ? "" : "s");
+	pr_close_object();
+	if (pr_end())
+		return cli_error(&prog, "writing the report failed");
+	return failed ? CLI_EXIT_FAILURE : CLI_EXIT_OK;
 }

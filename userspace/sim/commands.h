@@ -10,8 +10,6 @@ int cmd_theory(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 
-/* Help text of the options every simulating command takes. */
-void sim_usage_options(FILE *f);
 /* CLOCK_MONOTONIC in seconds, for rates of simulated events. */
 double sim_wall_seconds(void);
 

@@ -7,75 +7,64 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
 #include "commands.h"
+#include "sim_cli.h"
 
 static const struct {
 	const char *name;
 	int (*fn)(int argc, char **argv);
-	const char *help;
 } commands[] = {
-	{ "run", cmd_run, "simulate a fleet and write its events" },
-	{ "theory", cmd_theory, "check the phase-blindness theory" },
-	{ "compare", cmd_compare, "re-simulate a fleet run and compare KPIs" },
-	{ "bench", cmd_bench, "measure simulated events per second" },
+	{ "run", cmd_run },
+	{ "theory", cmd_theory },
+	{ "compare", cmd_compare },
+	{ "bench", cmd_bench },
 };
 
-void sim_usage_options(FILE *f)
-{
-	fputs("\nFleet options (as fnblk-fleet):\n"
-	      "  --jobs N              jobs (2)\n"
-	      "  --compute T           compute time per cycle: 10s, list 1s,2s or\n"
-	      "                        uniform:a,b | normal:mu,sigma | exponential:mean (1s)\n"
-	      "  --size S              checkpoint size, same forms (4MiB)\n"
-	      "  --jitter X            per-cycle compute jitter, fraction (0)\n"
-	      "  --phases P            sync | random | stagger | file:PATH (sync)\n"
-	      "  --period T            span of random/stagger phases (mean compute)\n"
-	      "  --seed N              (1)\n"
-	      "  --cycles C            checkpoints per job, 0 = until --duration (10)\n"
-	      "  --duration T          stop the run at T\n"
-	      "  --power-cap P         computing jobs progress at min(1, P/m) (0 = none)\n"
-	      "Device options (defaults as the module's):\n"
-	      "  --bw RATE             bandwidth B, e.g. 32MiB/s (100MiB/s)\n"
-	      "  --fn SPEC             constant | linear:K | power:A | table:f1,... (constant)\n"
-	      "  --latency T           added after service (0)\n"
-	      "  --overhead SIZE       demand added to every request (0)\n"
-	      "  --grace T             idle grace before a user leaves n (2ms)\n"
-	      "  --policy P            anon | fifo | weighted (anon)\n"
-	      "  --users U             all | writes (all)\n"
-	      "Write path:\n"
-	      "  --bs SIZE             request size, 0 = whole checkpoint (1MiB)\n"
-	      "  --qd N                requests in flight per job (1)\n",
-	      f);
-}
+static const struct cli_term command_terms[] = {
+	{ "run", "simulate a fleet and write its events" },
+	{ "theory", "measure the maps the phase-blindness theory predicts, "
+		    "beside the formulas" },
+	{ "compare", "simulate again a fleet run recorded by fnblk-fleet and "
+		     "compare the key figures" },
+	{ "bench", "measure simulated events per second" },
+	{ NULL, NULL },
+};
 
-static void usage(FILE *f)
-{
-	size_t i;
+static const char *const usage[] = { "COMMAND [OPTIONS]", NULL };
 
-	fputs("usage: fnblk-sim COMMAND [OPTIONS]\n\nCommands:\n", f);
-	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].help);
-	fputs("\n'fnblk-sim COMMAND --help' describes a command's options.\n", f);
-}
+static const struct cli_group groups[] = {
+	{ .title = "Commands", .terms = command_terms },
+	{ .title = "Options" },
+	{ .title = NULL },
+};
+
+static const struct cli_program prog = {
+	.name = "fnblk-sim",
+	.usage = usage,
+	.about = "Simulate fleets of checkpointing jobs on a fnblk device in "
+		 "the discrete-event model built on the module's own "
+		 "scheduler core. 'fnblk-sim COMMAND --help' describes a "
+		 "command's options.",
+	.groups = groups,
+	.stop_at_operand = true,
+};
 
 int main(int argc, char **argv)
 {
+	int first, ret = cli_parse(&prog, argc, argv, &first);
 	size_t i;
 
-	if (argc < 2) {
-		usage(stderr);
-		return EXIT_USAGE;
-	}
-	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
-	    !strcmp(argv[1], "help")) {
-		usage(stdout);
-		return EXIT_OK;
+	if (ret != CLI_CONTINUE)
+		return ret;
+	if (first == argc)
+		return cli_usage_error(&prog, "no COMMAND (run, theory, compare or bench)");
+	if (!strcmp(argv[first], "help")) {
+		cli_help(&prog, stdout);
+		return CLI_EXIT_OK;
 	}
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (!strcmp(argv[1], commands[i].name))
-			return commands[i].fn(argc - 1, argv + 1);
-	fprintf(stderr, "fnblk-sim: unknown command '%s'\n", argv[1]);
-	usage(stderr);
-	return EXIT_USAGE;
+		if (!strcmp(argv[first], commands[i].name))
+			return commands[i].fn(argc - first, argv + first);
+	return cli_usage_error(&prog, "unknown command '%s' (expected run, theory, compare or bench)",
+			       argv[first]);
 }

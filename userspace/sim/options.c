@@ -10,14 +10,8 @@
 #include "units.h"
 #include "diag.h"
 
-#define DEFAULT_BS		(1ULL << 20)
-#define QD_MAX			1024
 #define DIRECT_ALIGN		4096	/* O_DIRECT block, as fnblk-fleet */
 
-const char *const sim_device_options[] = {
-	"bw", "fn", "latency", "overhead", "grace", "policy", "users",
-	"bs", "qd", NULL
-};
 
 int sim_options_init(struct sim_options *o)
 {
@@ -26,8 +20,8 @@ int sim_options_init(struct sim_options *o)
 		return -1;
 	fnblk_params_default(&o->dev);
 	snprintf(o->fn_spec, sizeof(o->fn_spec), "constant");
-	o->io.bs = DEFAULT_BS;
-	o->io.qd = 1;
+	o->io.bs = FLEET_BS_DEFAULT;
+	o->io.qd = FLEET_QD_DEFAULT;
 	return 0;
 }
 
@@ -36,10 +30,12 @@ void sim_options_free(struct sim_options *o)
 	fleet_config_free(&o->fleet);
 }
 
+/* value among names[0..nr-1]; else "a, b or c" in list. */
 static int parse_enum(const char *value, const char *const *names,
-		      unsigned int nr, uint8_t *out)
+		      unsigned int nr, uint8_t *out, char *list, size_t len)
 {
 	unsigned int i;
+	size_t used = 0;
 
 	for (i = 0; i < nr; i++) {
 		if (!strcmp(value, names[i])) {
@@ -47,55 +43,58 @@ static int parse_enum(const char *value, const char *const *names,
 			return 0;
 		}
 	}
+	for (i = 0; i < nr; i++)
+		used += snprintf(list + used, used < len ? len - used : 0, "%s%s",
+				 i ? (i + 1 < nr ? ", " : " or ") : "", names[i]);
 	return -1;
 }
 
 static int set_device(struct sim_options *o, const char *name,
 		      const char *value, char *err, size_t errlen)
 {
+	/* The write path: one definition with fnblk-fleet's --bs and --qd. */
+	const struct cli_option bs = FLEET_OPTION_BS(&o->io.bs, ""),
+				qd = FLEET_OPTION_QD(&o->io.qd, "");
 	const char *why = NULL;
-	uint64_t v;
+	char names[64];
 
 	if (!strcmp(name, "bw")) {
 		if (fnblk_parse_rate(value, &o->dev.bw, &why))
-			return fnblk_seterr(err, errlen, "bw: %s", why);
+			return fnblk_seterr(err, errlen, "%s", why);
 	} else if (!strcmp(name, "fn")) {
 		if (strlen(value) >= sizeof(o->fn_spec))
-			return fnblk_seterr(err, errlen, "fn: longer than %d characters",
-				    FNBLK_FN_SPEC_LEN - 1);
+			return fnblk_seterr(err, errlen, "longer than %d characters",
+					    FNBLK_FN_SPEC_LEN - 1);
 		if (fnblk_fn_parse(value, &o->dev.fn, &why))
-			return fnblk_seterr(err, errlen, "fn: %s", why);
+			return fnblk_seterr(err, errlen, "%s", why);
 		snprintf(o->fn_spec, sizeof(o->fn_spec), "%s", value);
 	} else if (!strcmp(name, "latency")) {
 		if (fnblk_parse_duration(value, &o->dev.latency_ns, &why))
-			return fnblk_seterr(err, errlen, "latency: %s", why);
+			return fnblk_seterr(err, errlen, "%s", why);
 	} else if (!strcmp(name, "overhead")) {
 		if (fnblk_parse_size(value, &o->dev.overhead, &why))
-			return fnblk_seterr(err, errlen, "overhead: %s", why);
+			return fnblk_seterr(err, errlen, "%s", why);
 	} else if (!strcmp(name, "grace")) {
 		if (fnblk_parse_duration(value, &o->dev.grace_ns, &why))
-			return fnblk_seterr(err, errlen, "grace: %s", why);
-	} else if (!strcmp(name, "policy")) {
-		if (parse_enum(value, fnblk_policy_names, __FNBLK_POLICY_MAX,
-			       &o->dev.policy))
-			return fnblk_seterr(err, errlen,
-				    "policy: expected anon, fifo or weighted");
-	} else if (!strcmp(name, "users")) {
-		if (parse_enum(value, fnblk_users_names, __FNBLK_USERS_MAX,
-			       &o->dev.users))
-			return fnblk_seterr(err, errlen, "users: expected all or writes");
+			return fnblk_seterr(err, errlen, "%s", why);
+	} else if (!strcmp(name, "policy") || !strcmp(name, "users")) {
+		bool policy = !strcmp(name, "policy");
+
+		if (parse_enum(value, policy ? fnblk_policy_names :
+			       fnblk_users_names,
+			       policy ? __FNBLK_POLICY_MAX : __FNBLK_USERS_MAX,
+			       policy ? &o->dev.policy : &o->dev.users,
+			       names, sizeof(names)))
+			return fnblk_seterr(err, errlen, "expected %s", names);
 	} else if (!strcmp(name, "bs")) {
-		if (fnblk_parse_size(value, &o->io.bs, &why))
-			return fnblk_seterr(err, errlen, "bs: %s", why);
+		return cli_set_value(&bs, NULL, value, err, errlen);
 	} else if (!strcmp(name, "qd")) {
-		if (fnblk_parse_uint(value, 1, QD_MAX, &v, &why))
-			return fnblk_seterr(err, errlen, "qd: %s", why);
-		o->io.qd = (unsigned int)v;
+		return cli_set_value(&qd, NULL, value, err, errlen);
 	} else {
 		return 1;
 	}
 	if (fnblk_params_check(&o->dev, &why))
-		return fnblk_seterr(err, errlen, "%s: %s", name, why);
+		return fnblk_seterr(err, errlen, "%s", why);
 	return 0;
 }
 
@@ -157,6 +156,69 @@ void sim_options_params(const struct sim_options *o,
 	snprintf(buf, sizeof(buf), "%u", o->io.qd);
 	emit(arg, "qd", buf);
 }
+
+/* ---- the device and write-path options of every command ---- */
+
+static int set_by_name(void *ctx, const struct cli_option *o, const char *arg,
+		       char *err, size_t errlen)
+{
+	return sim_options_set(ctx, o->name, arg, err, errlen) ? -1 : 0;
+}
+
+struct lookup {
+	const char *name;
+	char *buf;
+	size_t len;
+};
+
+static void lookup_param(void *arg, const char *name, const char *value)
+{
+	struct lookup *l = arg;
+
+	if (!strcmp(name, l->name))
+		snprintf(l->buf, l->len, "%s", value);
+}
+
+/* The current value, as an event file records it: the default --help shows. */
+static const char *show_by_name(void *ctx, const struct cli_option *o,
+				char *buf, size_t len)
+{
+	struct lookup l = { o->name, buf, len };
+
+	buf[0] = '\0';
+	sim_options_params(ctx, lookup_param, &l);
+	return buf[0] ? buf : NULL;
+}
+
+#define SIM_OPTION(opt, placeholder, text) {				\
+	.name = (opt), .arg = (placeholder), .type = CLI_CALL,		\
+	.set = set_by_name, .show = show_by_name, .help = (text) }
+
+const struct cli_option sim_device_cli_options[] = {
+	SIM_OPTION("bw", "RATE", "the device's bandwidth B, shared by n "
+		   "users as f(n)*B; unlimited (or 0) for none"),
+	SIM_OPTION("fn", "SPEC", "f(n): constant, linear:K (min(n, K)), "
+		   "power:A (n^A) or table:f1,f2,... (the last value holds "
+		   "beyond)"),
+	SIM_OPTION("latency", "DUR", "added to every request after its "
+		   "share is served"),
+	SIM_OPTION("overhead", "SIZE", "service demand added to every "
+		   "request"),
+	SIM_OPTION("grace", "DUR", "how long a user with nothing queued "
+		   "still counts in n"),
+	SIM_OPTION("policy", "P", "anon (equal split), fifo (one request at "
+		   "a time) or weighted"),
+	SIM_OPTION("users", "U", "which requests count in n: all or writes"),
+	{ .name = NULL },
+};
+
+const struct cli_option sim_io_cli_options[] = {
+	SIM_OPTION("bs", "SIZE", "a checkpoint is written in requests of "
+		   "SIZE; 0 = the whole checkpoint in one"),
+	SIM_OPTION("qd", "N", "requests in flight per job; each completion "
+		   "submits the next"),
+	{ .name = NULL },
+};
 
 /* ---- the fleet's schedule as a workload ---- */
 

@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include "engine.h"
+#include "cli.h"
 #include "fleet.h"
 
 struct sim_options {
@@ -31,8 +32,13 @@ void sim_options_free(struct sim_options *o);
 int sim_options_set(struct sim_options *o, const char *name,
 		    const char *value, char *err, size_t errlen);
 
-/* Names sim_options_set accepts besides fleet_config_options. */
-extern const char *const sim_device_options[];
+/*
+ * The device options (bw, fn, latency, overhead, grace, policy, users) and
+ * the write path (bs, qd) as command-line options; their group's ctx is the
+ * struct sim_options they set. The schedule is fleet_schedule_options.
+ */
+extern const struct cli_option sim_device_cli_options[];
+extern const struct cli_option sim_io_cli_options[];
 
 /* emit(arg, name, value) for every option, in canonical text. */
 void sim_options_params(const struct sim_options *o,

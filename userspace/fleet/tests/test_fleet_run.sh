@@ -4,6 +4,7 @@
 # formed, cycles counted, phases honoured, the power cap slowing compute.
 set -u
 FLEET=${1:-./fnblk-fleet}
+JSON_CHECK=${JSON_CHECK:-$(dirname "$0")/../../lib/tests/json_check}
 TMP=$(mktemp -d /tmp/fleet-test.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 n=0 failed=0
@@ -92,7 +93,50 @@ else
 	n=$((n + 1)); echo "ok $n - direct io_uring # SKIP $(head -1 "$TMP/err")"
 fi
 
-# 7. errors
+# 7. every --path the help lists (the table of paths), one small fleet each
+paths=$("$FLEET" --help | sed -n '/^      --path PATH/,/^      --engine/p' |
+	sed -nE 's/^ {28}([a-z]+) .*/\1/p')
+[ -n "$paths" ]; ok $? "--help lists the paths ($(echo $paths))"
+for p in $paths; do
+	if "$FLEET" -q --jobs 2 --compute 10ms --size 16KiB --cycles 2 --path "$p" \
+		-o "$TMP/p-$p.csv" "$TMP/target" 2>"$TMP/err"; then
+		ok "$(awk -F, '/^[0-9]/ { c++ } END { exit c != 4 }' "$TMP/p-$p.csv"; echo $?)" \
+			"--path $p: 2 jobs x 2 cycles written"
+	elif grep -q 'Invalid argument' "$TMP/err"; then
+		n=$((n + 1)); echo "ok $n - --path $p # SKIP $(head -1 "$TMP/err")"
+	else
+		ok 1 "--path $p: $(head -1 "$TMP/err")"
+	fi
+done
+"$FLEET" -q --jobs 1 --compute 1ms --size 40KiB --cycles 1 --bs 0 --path buffered \
+	-o "$TMP/bs0.csv" "$TMP/target" 2>"$TMP/err" &&
+	[ "$(param "$TMP/bs0.csv" bs)" = 0 ] && grep -q '^0,0,.*,40960$' "$TMP/bs0.csv"
+ok $? "--bs 0 writes the whole checkpoint in one call (as fnblk-sim)"
+"$FLEET" --bs 1000 "$TMP/target" 2>"$TMP/err"; [ $? -eq 2 ] &&
+	grep -q "^fnblk-fleet: --bs '1000': not a multiple of 4KiB" "$TMP/err"
+ok $? "--bs must be a multiple of 4KiB"
+
+# 8. outputs: kept or not, and what goes to standard output
+"$FLEET" --jobs 1 --compute 1ms --size 4KiB --cycles 1 --path buffered \
+	"$TMP/target" >"$TMP/out" 2>"$TMP/err"
+[ $? -eq 0 ] && grep -qx 'fnblk-fleet: warning: no -o or --jsonl: the events of this run are not kept' "$TMP/err"
+ok $? "without -o or --jsonl: a warning that the events are not kept"
+grep -q '^   0       1 ' "$TMP/out"
+ok $? "the summary table on stdout"
+"$FLEET" -j --jobs 2 --compute 1ms --size 4KiB --cycles 3 --path buffered \
+	-o "$TMP/j.csv" "$TMP/target" >"$TMP/out" 2>"$TMP/err" &&
+	"$JSON_CHECK" <"$TMP/out" && [ "$(grep -c '"writes": 3' "$TMP/out")" -eq 2 ] &&
+	[ "$(grep -c '"mean_ns"' "$TMP/out")" -eq 2 ]
+ok $? "-j: the summary as JSON, a record per job"
+"$FLEET" --jobs 2 --compute 1ms --size 4KiB --cycles 2 --path buffered \
+	--jsonl - "$TMP/target" >"$TMP/out" 2>"$TMP/err" && "$JSON_CHECK" <"$TMP/out" &&
+	[ "$(grep -c '"cycle"' "$TMP/out")" -eq 4 ] && grep -q '^ *job  *writes' "$TMP/err"
+ok $? "--jsonl -: stdout holds only the events, the summary goes to stderr"
+"$FLEET" -o - --jsonl - "$TMP/target" 2>"$TMP/err"; [ $? -eq 2 ] &&
+	grep -q 'cannot both write to standard output' "$TMP/err"
+ok $? "-o - and --jsonl - together are refused"
+
+# 9. errors
 "$FLEET" --jobs 0 "$TMP/target" 2>/dev/null; [ $? -eq 2 ]; ok $? "bad option value exits 2"
 "$FLEET" 2>/dev/null; [ $? -eq 2 ]; ok $? "missing target exits 2"
 "$FLEET" -q --dir "$TMP/nope" 2>"$TMP/err"; [ $? -eq 1 ] && grep -q 'not a directory' "$TMP/err"

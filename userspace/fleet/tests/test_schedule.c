@@ -218,6 +218,37 @@ static void test_power(void)
 	compute_shared_destroy(sh);
 }
 
+/* Every recorded parameter sets back the value it was recorded from. */
+static void copy_param(void *arg, const char *name, const char *value)
+{
+	char err[256];
+
+	if (strcmp(name, "phases") && fleet_config_set(arg, name, value, err,
+							sizeof(err)))
+		printf("# %s=%s does not set back: %s\n", name, value, err);
+}
+
+static void test_params_round_trip(void)
+{
+	struct fleet_config a, b;
+
+	fleet_config_init(&a);
+	fleet_config_init(&b);
+	set(&a, "period", "1234567ns");
+	set(&a, "duration", "10.000001s");
+	set(&a, "power-step", "2500us");
+	set(&a, "jitter", "0.1234567");
+	set(&a, "power-cap", "1.0000001");
+	fleet_config_params(&a, copy_param, &b);
+	TAP_EQ_U(b.period_ns, 1234567, "params: period recorded exactly");
+	TAP_EQ_U(b.duration_ns, 10000001000ULL, "params: duration recorded exactly");
+	TAP_EQ_U(b.power_step_ns, 2500000, "params: power-step recorded exactly");
+	TAP_OK(b.jitter == a.jitter && b.power_cap == a.power_cap,
+	       "params: jitter and power-cap recorded exactly");
+	fleet_config_free(&a);
+	fleet_config_free(&b);
+}
+
 int main(void)
 {
 	test_rng();
@@ -225,5 +256,6 @@ int main(void)
 	test_config();
 	test_phase_file();
 	test_power();
+	test_params_round_trip();
 	return tap_done();
 }

@@ -103,5 +103,39 @@ check "theory checks pass for N = 3..5 under constant f" \
 	"$SIM" theory --jobs 3-5 --fn constant
 exits 2 "theory rejects a bad f" "$SIM" theory --fn linear:0
 
+# The options fnblk-fleet and fnblk-sim share have one default and one range.
+defaults() { # help text on stdin: "--name default" per option with one
+	awk '/^  (-., )?--|^      --/ { if (e != "") print e; e = $0; next }
+	     /^                          / && e != "" { e = e " " $0; next }
+	     { if (e != "") print e; e = "" }
+	     END { if (e != "") print e }' |
+		sed -nE 's/^ +(-., )?--([a-z-]+).*\(default: ([^)]*)\).*/\2|\3/p' | sort -t'|' -k1,1
+}
+FLEET_BIN=$(dirname "$0")/../../fleet/fnblk-fleet
+n=$((n + 1))
+if [ -x "$FLEET_BIN" ]; then
+	"$FLEET_BIN" --help | defaults >"$TMP/fleet.defaults"
+	"$SIM" run --help | defaults >"$TMP/sim.defaults"
+	join -t"|" "$TMP/fleet.defaults" "$TMP/sim.defaults" | awk -F"|" '$2 != $3' >"$TMP/differ"
+	shared=$(join -t"|" "$TMP/fleet.defaults" "$TMP/sim.defaults" | wc -l)
+	if [ "$shared" -ge 13 ] && [ ! -s "$TMP/differ" ]; then
+		echo "ok $n - the $shared options fnblk-fleet and fnblk-sim share have the same defaults"
+	else
+		echo "not ok $n - the options fnblk-fleet and fnblk-sim share have the same defaults"
+		sed 's/^/# differ: /' "$TMP/differ"
+		failed=1
+	fi
+else
+	echo "ok $n - fleet and sim defaults # SKIP fnblk-fleet not built"
+fi
+"$SIM" bench --help | defaults >"$TMP/bench.defaults"
+check "bench --help shows the benchmark's own defaults (10000 jobs, qd 1)" \
+	sh -c "grep -qx 'jobs|10000' '$TMP/bench.defaults' && grep -qx 'qd|1' '$TMP/bench.defaults'"
+check "run's summary goes to stdout when the events go to a file" \
+	sh -c "'$SIM' run --jobs 2 --cycles 1 -o '$TMP/s.csv' 2>'$TMP/s.err' | grep -q '^2 writes of 2 jobs' && [ ! -s '$TMP/s.err' ]"
+check "and to stderr when the events go to stdout" \
+	sh -c "'$SIM' run --jobs 2 --cycles 1 2>'$TMP/s.err' | grep -q '^job,cycle' && grep -q '^2 writes of 2 jobs' '$TMP/s.err'"
+exits 2 "-o - and --jsonl - together are refused" "$SIM" run -o - --jsonl -
+
 echo "1..$n"
 exit $failed

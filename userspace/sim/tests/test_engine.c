@@ -124,7 +124,8 @@ static void test_qd_latency(void)
 	static const char *const qd1[][2] = {
 		{ "jobs", "1" }, { "cycles", "1" }, { "compute", "1s" },
 		{ "size", "4MiB" }, { "bw", "1MiB/s" }, { "bs", "1MiB" },
-		{ "latency", "5ms" }, { "grace", "0" }, { NULL, NULL }
+		{ "latency", "5ms" }, { "grace", "0" }, { "qd", "1" },
+		{ NULL, NULL }
 	};
 	static const char *const qd2[][2] = {
 		{ "jobs", "1" }, { "cycles", "1" }, { "compute", "1s" },
@@ -304,7 +305,7 @@ static void test_params_round_trip(void)
 		{ "jobs", "5" }, { "compute", "uniform:1s,2s" }, { "size", "3MiB" },
 		{ "bw", "12345678" }, { "fn", "table:1,0.75,0.5" },
 		{ "latency", "1234567ns" }, { "overhead", "4097" },
-		{ "grace", "3ms" }, { "policy", "weighted" }, { "bs", "12345" },
+		{ "grace", "3ms" }, { "policy", "weighted" }, { "bs", "12288" },
 		{ "qd", "3" }, { "power-cap", "2.5" }, { NULL, NULL }
 	};
 	struct sim_options a, b;
@@ -331,9 +332,16 @@ static void test_params_round_trip(void)
 	   !memcmp(&a.dev.fn, &b.dev.fn, sizeof(a.dev.fn)),
 	   "the recorded params re-create the same run");
 	ok(sim_options_set(&a, "policy", "fair", err, sizeof(err)) == -1 &&
-	   strstr(err, "policy"), "a bad policy is refused naming the option");
+	   strstr(err, "expected anon, fifo or weighted"),
+	   "a bad policy is refused with the valid names");
 	ok(sim_options_set(&a, "fn", "linear:0", err, sizeof(err)) == -1 &&
-	   strstr(err, "fn"), "a bad f(n) is refused with the core's message");
+	   strstr(err, "linear:K needs"),
+	   "a bad f(n) is refused with the core's message");
+	ok(sim_options_set(&a, "bs", "12345", err, sizeof(err)) == -1 &&
+	   strstr(err, "not a multiple of 4KiB"),
+	   "a request size is a multiple of 4KiB, as fnblk-fleet's");
+	ok(sim_options_set(&a, "bs", "0", err, sizeof(err)) == 0 && a.io.bs == 0,
+	   "bs 0: the whole checkpoint in one request, as fnblk-fleet's");
 	ok(sim_options_set(&a, "colour", "red", err, sizeof(err)) == 1,
 	   "an unknown name is reported as not ours");
 	sim_options_free(&a);
