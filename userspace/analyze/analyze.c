@@ -6,6 +6,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -201,6 +202,26 @@ static int fn_values(const char *spec, unsigned int jobs, double *f)
 	return 0;
 }
 
+/*
+ * The number of jobs: --jobs, which must cover every write in the file
+ * (reported, not dropped), or the file's own. 0, or 2 after a message.
+ */
+static int jobs_of(const char *path, const struct fnblk_events *ev,
+		   uint64_t jobs_opt, unsigned int *jobs)
+{
+	char err[256];
+
+	if (!jobs_opt) {
+		*jobs = count_jobs(ev);
+		return 0;
+	}
+	if (fnblk_events_check_jobs(ev, jobs_opt, err, sizeof(err)))
+		return cli_usage_error(&prog, "--jobs %" PRIu64 ": %s %s",
+				       jobs_opt, path, err);
+	*jobs = jobs_opt;
+	return 0;
+}
+
 /* Read one event file; 0, or 1 after a message. */
 static int read_events(const char *path, struct fnblk_events *ev)
 {
@@ -243,7 +264,11 @@ static int pool_files(char **paths, int nr, const struct report_opts *o,
 
 		if (read_events(paths[i], &ev))
 			return 1;
-		jobs = jobs_opt ? jobs_opt : count_jobs(&ev);
+		ret = jobs_of(paths[i], &ev, jobs_opt, &jobs);
+		if (ret) {
+			fnblk_events_free(&ev);
+			break;
+		}
 		if (cycle_table_build(&ev, jobs, o->skip, &t)) {
 			cli_error(&prog, "%s: no cycle completed by every job past --skip-cycles",
 				  paths[i]);
@@ -321,7 +346,11 @@ int main(int argc, char **argv)
 	fn_spec = args.fn_spec;
 	if (read_events(path, &ev))
 		return 1;
-	jobs = args.jobs ? args.jobs : count_jobs(&ev);
+	ret = jobs_of(path, &ev, args.jobs, &jobs);
+	if (ret) {
+		fnblk_events_free(&ev);
+		return ret;
+	}
 	solo = calloc(jobs, sizeof(*solo));
 	f = calloc(jobs + 1, sizeof(*f));
 	if (!fn_spec)

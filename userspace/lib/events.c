@@ -7,6 +7,7 @@
 #define _GNU_SOURCE	/* getline, strdup under -std=c11 */
 #endif
 #include <ctype.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -16,6 +17,7 @@
 #include <jansson.h>
 
 #include "events.h"
+#include "units.h"
 
 void fnblk_events_init(struct fnblk_events *e)
 {
@@ -227,8 +229,9 @@ static int csv_row(struct reader *rd, struct fnblk_events *e, const char *s)
 		if (i < 4 && *s++ != ',')
 			return fail(rd, "expected 5 comma-separated fields");
 	}
-	/* Columns appended by a later v1 writer are ignored. */
-	if (*s && *s != ',')
+	if (*s == ',')
+		return fail(rd, "more than 5 fields (a v1 row has exactly 5)");
+	if (*s)
 		return fail(rd, "field 5: expected an unsigned integer");
 	if (f[0] > UINT32_MAX || f[1] > UINT32_MAX)
 		return fail(rd, "job or cycle out of range");
@@ -327,11 +330,153 @@ out:
 	return ret;
 }
 
+/* ---- what the rows must hold together (Documentation/events-format.rst) ---- */
+
+struct row_ref {
+	const struct fnblk_event *ev;
+	unsigned long line;
+};
+
+static int by_job_cycle(const void *pa, const void *pb)
+{
+	const struct fnblk_event *a = ((const struct row_ref *)pa)->ev;
+	const struct fnblk_event *b = ((const struct row_ref *)pb)->ev;
+
+	if (a->job != b->job)
+		return a->job < b->job ? -1 : 1;
+	return a->cycle < b->cycle ? -1 : a->cycle > b->cycle;
+}
+
+static int by_job_start(const void *pa, const void *pb)
+{
+	const struct fnblk_event *a = ((const struct row_ref *)pa)->ev;
+	const struct fnblk_event *b = ((const struct row_ref *)pb)->ev;
+
+	if (a->job != b->job)
+		return a->job < b->job ? -1 : 1;
+	if (a->start_ns != b->start_ns)
+		return a->start_ns < b->start_ns ? -1 : 1;
+	return a->end_ns < b->end_ns ? -1 : a->end_ns > b->end_ns;
+}
+
+/* Report at the later of two rows' lines, naming the earlier. */
+static int fail_pair(struct reader *rd, const struct row_ref *a,
+		     const struct row_ref *b, bool twice)
+{
+	const struct row_ref *first = a->line < b->line ? a : b;
+	const struct row_ref *later = first == a ? b : a;
+
+	rd->line = later->line;
+	if (twice)
+		return fail(rd, "job %" PRIu32 " cycle %" PRIu32 " again (its "
+			    "first row is line %lu)", later->ev->job,
+			    later->ev->cycle, first->line);
+	return fail(rd, "job %" PRIu32 " cycle %" PRIu32 " (%" PRIu64 " to %"
+		    PRIu64 " ns) overlaps its cycle %" PRIu32 " at line %lu (%"
+		    PRIu64 " to %" PRIu64 " ns): a job writes one checkpoint "
+		    "at a time", later->ev->job, later->ev->cycle,
+		    later->ev->start_ns, later->ev->end_ns, first->ev->cycle,
+		    first->line, first->ev->start_ns, first->ev->end_ns);
+}
+
+/* Rows of one job twice for a cycle, or overlapping in time: sorted. */
+static int check_sorted(struct reader *rd, struct row_ref *r, size_t n)
+{
+	size_t i;
+
+	qsort(r, n, sizeof(*r), by_job_cycle);
+	for (i = 1; i < n; i++)
+		if (r[i].ev->job == r[i - 1].ev->job &&
+		    r[i].ev->cycle == r[i - 1].ev->cycle)
+			return fail_pair(rd, &r[i - 1], &r[i], true);
+	/* By start: if any two overlap, two neighbours do. */
+	qsort(r, n, sizeof(*r), by_job_start);
+	for (i = 1; i < n; i++)
+		if (r[i].ev->job == r[i - 1].ev->job &&
+		    r[i].ev->start_ns < r[i - 1].ev->end_ns)
+			return fail_pair(rd, &r[i - 1], &r[i], false);
+	return 0;
+}
+
+/*
+ * The rows read, ev[0..n-1] from lines[]: jobs within the file's jobs
+ * parameter, each (job, cycle) once, no two writes of a job overlapping.
+ * Files as the tools write them (each job's rows in cycle order) take one
+ * pass; anything else is sorted to find what is wrong.
+ */
+static int check_rows(struct reader *rd, const struct fnblk_events *e,
+		      const struct fnblk_event *ev, const unsigned long *lines,
+		      size_t n)
+{
+	const char *p = fnblk_events_param(e, "jobs"), *why;
+	struct { const struct fnblk_event *ev; } *last = NULL;
+	bool in_order = false;
+	uint32_t max_job = 0;
+	struct row_ref *r;
+	uint64_t jobs;
+	size_t i;
+	int ret;
+
+	if (p && !fnblk_parse_uint(p, 1, UINT32_MAX, &jobs, &why)) {
+		for (i = 0; i < n; i++) {
+			if (ev[i].job < jobs)
+				continue;
+			rd->line = lines[i];
+			return fail(rd, "job %" PRIu32 " out of range: the file "
+				    "has %" PRIu64 " jobs (param jobs), 0 to %"
+				    PRIu64, ev[i].job, jobs, jobs - 1);
+		}
+	}
+	for (i = 0; i < n; i++)
+		max_job = ev[i].job > max_job ? ev[i].job : max_job;
+	/* One pass, unless job numbers are far sparser than the rows. */
+	if (n && (uint64_t)max_job < 4 * (uint64_t)n + 1024)
+		last = calloc((size_t)max_job + 1, sizeof(*last));
+	for (i = 0; last && i < n; i++) {
+		const struct fnblk_event *prev = last[ev[i].job].ev;
+
+		if (prev && (ev[i].cycle <= prev->cycle ||
+			     ev[i].start_ns < prev->end_ns))
+			break;
+		last[ev[i].job].ev = &ev[i];
+	}
+	in_order = last && i == n;
+	free(last);
+	if (in_order)
+		return 0;
+	r = malloc((n ? n : 1) * sizeof(*r));
+	if (!r)
+		return fail(rd, "%s", strerror(ENOMEM));
+	for (i = 0; i < n; i++)
+		r[i] = (struct row_ref){ &ev[i], lines[i] };
+	ret = check_sorted(rd, r, n);
+	free(r);
+	return ret;
+}
+
+static int add_line(unsigned long **lines, size_t *nr, size_t *cap,
+		    unsigned long line)
+{
+	if (*nr == *cap) {
+		size_t n = *cap ? 2 * *cap : 256;
+		unsigned long *p = realloc(*lines, n * sizeof(*p));
+
+		if (!p)
+			return -1;
+		*lines = p;
+		*cap = n;
+	}
+	(*lines)[(*nr)++] = line;
+	return 0;
+}
+
 int fnblk_events_read_stream(FILE *f, const char *name,
 			     struct fnblk_events *e, char *err, size_t errlen)
 {
 	struct reader rd = { .name = name, .err = err, .errlen = errlen };
 	enum { UNKNOWN, CSV, JSONL } kind = UNKNOWN;
+	size_t nr0 = e->nr, nr_lines = 0, cap_lines = 0;
+	unsigned long *lines = NULL;
 	char *buf = NULL;
 	size_t cap = 0;
 	int ret = 0;
@@ -349,21 +494,28 @@ int fnblk_events_read_stream(FILE *f, const char *name,
 		else if (*s == '#')
 			ret = csv_comment(&rd, e, s);
 		else if (!strncmp(s, "job,", 4))
-			ret = strncmp(s, FNBLK_EVENTS_HEADER,
-				      strlen(FNBLK_EVENTS_HEADER)) ||
-			      (s[strlen(FNBLK_EVENTS_HEADER)] &&
-			       s[strlen(FNBLK_EVENTS_HEADER)] != ',') ?
-			      fail(&rd, "unexpected column header") : 0;
+			ret = strcmp(s, FNBLK_EVENTS_HEADER) ?
+			      fail(&rd, "unexpected column header (v1 has "
+				   FNBLK_EVENTS_HEADER ")") : 0;
 		else
 			ret = csv_row(&rd, e, s);
 		if (ret)
 			break;
+		/* Each row's line, for what check_rows() may have to say. */
+		if (e->nr > nr0 + nr_lines &&
+		    add_line(&lines, &nr_lines, &cap_lines, rd.line)) {
+			ret = fail(&rd, "%s", strerror(ENOMEM));
+			break;
+		}
 	}
+	if (!ret && !ferror(f))
+		ret = check_rows(&rd, e, e->ev + nr0, lines, nr_lines);
 	if (!ret && ferror(f)) {
 		fail(&rd, "read error: %s", strerror(errno));
 		ret = -1;
 	}
 	free(buf);
+	free(lines);
 	return ret;
 }
 
@@ -468,5 +620,20 @@ int fnblk_events_write_jsonl(FILE *f, const struct fnblk_events *e)
 	for (i = 0; i < e->nr; i++)
 		if (fnblk_events_jsonl_row(f, &e->ev[i]))
 			return -1;
+	return 0;
+}
+
+int fnblk_events_check_jobs(const struct fnblk_events *e, uint64_t jobs,
+			    char *err, size_t errlen)
+{
+	size_t i;
+
+	for (i = 0; i < e->nr; i++) {
+		if (e->ev[i].job < jobs)
+			continue;
+		snprintf(err, errlen, "has writes of job %" PRIu32 ", beyond job %"
+			 PRIu64, e->ev[i].job, jobs - 1);
+		return -1;
+	}
 	return 0;
 }

@@ -64,6 +64,12 @@ int fnblk_events_set_param(struct fnblk_events *e, const char *name,
 /* Value of a parameter, or NULL. */
 const char *fnblk_events_param(const struct fnblk_events *e, const char *name);
 int fnblk_events_add(struct fnblk_events *e, const struct fnblk_event *ev);
+/*
+ * Every write belongs to one of jobs jobs (a count given on a command
+ * line, which must not drop writes); else -1 with which job does not.
+ */
+int fnblk_events_check_jobs(const struct fnblk_events *e, uint64_t jobs,
+			    char *err, size_t errlen);
 /* Order by start time (ties: job, then cycle). */
 void fnblk_events_sort(struct fnblk_events *e);
 

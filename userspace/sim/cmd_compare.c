@@ -469,6 +469,14 @@ int cmd_compare(int argc, char **argv)
 	if (apply_params(&meas, &o, path) ||
 	    cli_parse(&prog, argc, argv, &first) != CLI_CONTINUE)
 		goto out;
+	/* A write of a job beyond the simulated ones is reported, not dropped. */
+	if (fnblk_events_check_jobs(&meas, o.fleet.jobs, err, sizeof(err))) {
+		ret = cli_usage_error(&prog, "%s %s (simulating %u jobs: %s)",
+				      path, err, o.fleet.jobs,
+				      fnblk_events_param(&meas, "jobs") ?
+				      "--jobs says so" : "the file has no jobs param; give --jobs");
+		goto out;
+	}
 	/* Phases come from the measured first writes; sync draws nothing. */
 	fleet_config_set(&o.fleet, "phases", "sync", err, sizeof(err));
 	o.fleet.cycles = 1;	/* replaced below by the measured counts */

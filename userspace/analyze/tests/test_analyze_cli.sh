@@ -165,6 +165,9 @@ ok $? "bad input exits 1 naming the line"
 ok $? "bad option exits 2"
 "$ANALYZE" 2>/dev/null; [ $? -eq 2 ]
 ok $? "no file exits 2"
+"$ANALYZE" --jobs 1 "$TMP/run.csv" 2>"$TMP/err" >/dev/null; [ $? -eq 2 ] &&
+	grep -q "^fnblk-analyze: --jobs 1: .*run.csv has writes of job 1, beyond job 0" "$TMP/err"
+ok $? "--jobs below a job of the file is reported, not dropped"
 
 echo "1..$n"
 [ "$failed" -eq 0 ]

@@ -112,18 +112,6 @@ static void test_errors(void)
 	bad_input("{\"job\":0,\n", "JSON", "jsonl: broken JSON refused");
 }
 
-static void test_later_columns(void)
-{
-	struct fnblk_events e;
-	char err[256];
-
-	fnblk_events_init(&e);
-	TAP_OK(!read_text("job,cycle,start_ns,end_ns,bytes,extra\n2,1,10,20,30,99\n",
-			  &e, err, sizeof(err)) && e.nr == 1 && e.ev[0].bytes == 30,
-	       "csv: columns past the fifth are ignored (format v1 compatibility)");
-	fnblk_events_free(&e);
-}
-
 static void test_sort_and_blank(void)
 {
 	struct fnblk_events e;
@@ -139,12 +127,53 @@ static void test_sort_and_blank(void)
 	fnblk_events_free(&e);
 }
 
+/* The reader follows Documentation/events-format.rst to the letter. */
+static void test_spec(void)
+{
+	struct fnblk_events e;
+	char err[256];
+
+	bad_input("job,cycle,start_ns,end_ns,bytes\n0,0,10,20,30,99\n",
+		  "t:2: more than 5 fields",
+		  "csv: a trailing field is an error, not dropped data");
+	bad_input("job,cycle,start_ns,end_ns,bytes,extra\n0,0,10,20,30\n",
+		  "t:1: unexpected column header",
+		  "csv: a header with another column is refused");
+	bad_input("# param jobs=2\n0,0,10,20,1\n1,0,10,20,1\n2,0,10,20,1\n",
+		  "t:4: job 2 out of range: the file has 2 jobs (param jobs), 0 to 1",
+		  "csv: a job beyond the jobs param is reported with its line");
+	bad_input("{\"fnblk_events\":1,\"params\":{\"jobs\":\"1\"}}\n"
+		  "{\"job\":1,\"cycle\":0,\"start_ns\":1,\"end_ns\":2,\"bytes\":3}\n",
+		  "t:2: job 1 out of range",
+		  "jsonl: a job beyond the jobs param is reported with its line");
+	bad_input("0,0,10,20,1\n0,1,30,40,1\n0,1,50,60,1\n",
+		  "t:3: job 0 cycle 1 again (its first row is line 2)",
+		  "csv: a cycle of one job twice is reported");
+	bad_input("0,0,10,50,1\n1,0,10,50,1\n0,1,40,60,1\n",
+		  "t:3: job 0 cycle 1 (40 to 60 ns) overlaps its cycle 0 at line 1 "
+		  "(10 to 50 ns): a job writes one checkpoint at a time",
+		  "csv: overlapping writes of one job get their own message");
+	bad_input("0,1,40,60,1\n0,0,10,50,1\n",
+		  "t:2: job 0 cycle 0 (10 to 50 ns) overlaps its cycle 1 at line 1",
+		  "csv: overlap found out of order too, at the later line");
+	bad_input("{\"job\":0,\"cycle\":0,\"start_ns\":0,\"end_ns\":9,\"bytes\":1}\n"
+		  "{\"job\":0,\"cycle\":1,\"start_ns\":5,\"end_ns\":9,\"bytes\":1}\n",
+		  "t:2: job 0 cycle 1 (5 to 9 ns) overlaps",
+		  "jsonl: overlapping writes of one job get their own message");
+	fnblk_events_init(&e);
+	TAP_OK(!read_text("# param jobs=2\n0,1,20,30,1\n1,0,5,25,1\n0,0,10,20,1\n"
+			  "0,2,30,30,1\n",
+			  &e, err, sizeof(err)) && e.nr == 4,
+	       "csv: rows in any order, writes that only touch, all accepted");
+	fnblk_events_free(&e);
+}
+
 int main(void)
 {
 	roundtrip(0);
 	roundtrip(1);
 	test_errors();
 	test_sort_and_blank();
-	test_later_columns();
+	test_spec();
 	return tap_done();
 }

@@ -87,6 +87,8 @@ check "compare takes a fnblk-fleet file as it is" \
 	sh -c "'$SIM' compare '$FLEET' >'$TMP/fleet.txt' 2>'$TMP/fleet.err' && [ ! -s '$TMP/fleet.err' ]"
 check "and compares its 20 writes of 4 jobs" \
 	grep -q "20 writes compared, 4 jobs" "$TMP/fleet.txt"
+exits 2 "compare --jobs 2 on a 4-job run: the writes of jobs 2 and 3 are reported, not dropped" \
+	"$SIM" compare --jobs 2 "$FLEET"
 ANALYZE=$(dirname "$0")/../../analyze/fnblk-analyze
 n=$((n + 1))
 if [ -x "$ANALYZE" ]; then
