@@ -16,20 +16,53 @@ struct keyword {
 	const char *name;
 	int attr;		/* enum fnblk_attr */
 	enum kind kind;
+	const char *arg;	/* the value's placeholder, for the help */
+	const char *help;
 };
 
 static const struct keyword keywords[] = {
-	{ "size", FNBLK_A_SIZE, SIZE },
-	{ "bw", FNBLK_A_BW, RATE },
-	{ "fn", FNBLK_A_FN, FN },
-	{ "latency", FNBLK_A_LATENCY_NS, DURATION },
-	{ "overhead", FNBLK_A_OVERHEAD, BYTES },
-	{ "key", FNBLK_A_KEY, KEY },
-	{ "policy", FNBLK_A_POLICY, POLICY },
-	{ "users", FNBLK_A_USERS, USERS },
-	{ "grace", FNBLK_A_GRACE_NS, DURATION },
-	{ "store", FNBLK_A_STORE, STORE },
+	{ "size", FNBLK_A_SIZE, SIZE, "SIZE",
+	  "Capacity; a positive multiple of 4KiB." },
+	{ "bw", FNBLK_A_BW, RATE, "RATE",
+	  "B, the total bandwidth at n = 1; 0 or unlimited means "
+	  "unthrottled. At most 1TiB/s." },
+	{ "fn", FNBLK_A_FN, FN, "SPEC",
+	  "f(n): constant, linear:K (f(n) = min(n, K)), power:A (n^A), or "
+	  "table:f1,f2,... (beyond the table the last value holds). The "
+	  "spec is checked with the module's own parser before it is sent." },
+	{ "latency", FNBLK_A_LATENCY_NS, DURATION, "DUR",
+	  "Added to every request after its bandwidth share is served." },
+	{ "overhead", FNBLK_A_OVERHEAD, BYTES, "SIZE",
+	  "Service demand added to every request, in bytes." },
+	{ "key", FNBLK_A_KEY, KEY, "MODE",
+	  "Who counts as one user: tgid (process, the default), pid "
+	  "(thread), cgroup, or single (everyone is one user)." },
+	{ "policy", FNBLK_A_POLICY, POLICY, "P",
+	  "anon (equal split), fifo (one request at a time, f(1)*B) or "
+	  "weighted (split by per-user weight, see fnblkctl weight)." },
+	{ "users", FNBLK_A_USERS, USERS, "U",
+	  "Which requests count in n: all, or writes only." },
+	{ "grace", FNBLK_A_GRACE_NS, DURATION, "DUR",
+	  "How long a user with nothing queued still counts in n." },
+	{ "store", FNBLK_A_STORE, STORE, "S",
+	  "memory (pages allocated on first write) or none (writes "
+	  "discarded, reads return zeros)." },
 };
+
+const struct cli_term *args_setting_terms(void)
+{
+	static struct cli_term terms[ARRAY_SIZE(keywords) + 1];
+	static char words[ARRAY_SIZE(keywords)][32];
+
+	if (terms[0].term)
+		return terms;
+	for (size_t i = 0; i < ARRAY_SIZE(keywords); i++) {
+		snprintf(words[i], sizeof(words[i]), "%s %s", keywords[i].name,
+			 keywords[i].arg);
+		terms[i] = (struct cli_term){ words[i], keywords[i].help };
+	}
+	return terms;
+}
 
 static const char keyword_list[] =
 	"size, bw, fn, latency, overhead, key, policy, users, grace, store";

@@ -12,7 +12,11 @@
 
 #include <stddef.h>
 
+#include "cli.h"
 #include "fnblk.h"
+
+/* The settings as --help and the man page list them ("size SIZE", help). */
+const struct cli_term *args_setting_terms(void);
 
 /* "fnblkN" or "N". */
 int args_check_dev(const char *s, char *err, size_t errlen);

@@ -8,26 +8,46 @@
 #include "fnblkctl.h"
 #include "print.h"
 
-static int dev_usage(void)
+static const char *const dev_usage[] = {
+	"add [NAME] [SETTING VALUE]...", "set NAME SETTING VALUE...",
+	"del NAME", "show [NAME]", NULL
+};
+
+static const struct cli_term dev_commands[] = {
+	{ "dev add [NAME] [SETTING VALUE]...",
+	  "Create a device, as NAME if given, else with a free number the "
+	  "kernel chooses, and print its name (with -j, the whole device as "
+	  "dev show prints it). Settings not given take the module's "
+	  "defaults." },
+	{ "dev set NAME SETTING VALUE...",
+	  "Change settings of a live device. I/O in flight keeps its place; "
+	  "the new rate applies from now. The kernel may refuse a change of "
+	  "policy or users while requests are in flight." },
+	{ "dev del NAME", "Remove a device." },
+	{ "dev show [NAME]",
+	  "Print every device (also without a command), or one: settings, n "
+	  "now, and the head of the f(n) table (all of it in JSON, as real "
+	  "numbers, key fn_table)." },
+	{ NULL, NULL },
+};
+
+static int dev_args(int *argc, char ***argv)
 {
-	printf(
-"usage: fnblkctl dev add [NAME] [SETTING VALUE]...\n"
-"       fnblkctl dev set NAME SETTING VALUE...\n"
-"       fnblkctl dev del NAME\n"
-"       fnblkctl dev show [NAME]\n"
-"\n"
-"settings:\n"
-"  size SIZE        capacity, a multiple of 4KiB (1G, 64MiB, 4096)\n"
-"  bw RATE          B, total bandwidth at n = 1 (64MiB/s; 0 = unthrottled)\n"
-"  fn SPEC          f(n): constant, linear:K, power:A, table:f1,f2,...\n"
-"  latency DUR      added to every request after service (200us)\n"
-"  overhead SIZE    service demand added to every request (4k)\n"
-"  key MODE         who is a user: tgid, pid, cgroup or single\n"
-"  policy P         anon, fifo or weighted\n"
-"  users U          who counts in n: all or writes\n"
-"  grace DUR        idle time before a user leaves n (1ms)\n"
-"  store S          memory or none\n");
-	return 0;
+	const struct cli_group groups[] = {
+		{ .title = "Commands", .terms = dev_commands },
+		{ .title = "Settings", .terms = args_setting_terms() },
+		{ .title = "Options" },
+		{ .title = NULL },
+	};
+	const struct cli_program prog = {
+		.name = "fnblkctl dev", .usage = dev_usage,
+		.about = "Create, change, remove and list fnblk devices. A "
+			 "device NAME is written fnblkN or just its number N.",
+		.groups = groups, .json = &ctl_json,
+		.json_help = "print the devices as JSON",
+	};
+
+	return object_args(&prog, argc, argv);
 }
 
 /* One device, as "dev show" and "dev add -j" print it. */
@@ -188,11 +208,12 @@ int do_dev(int argc, char **argv)
 		{ "delete", dev_del }, { "show", dev_show }, { "list", dev_show },
 	};
 
+	int ret = dev_args(&argc, &argv);
+
+	if (ret != CLI_CONTINUE)
+		return ret;
 	if (argc < 2)
 		return dev_show(0, NULL);
-	for (int i = 1; i < argc; i++)
-		if (is_help(argv[i]))
-			return dev_usage();
 	for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
 		if (!strcmp(verbs[i].verb, argv[1]))
 			return verbs[i].run(argc - 2, argv + 2);

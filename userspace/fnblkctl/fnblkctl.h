@@ -5,26 +5,30 @@
 
 #include <stdbool.h>
 
+#include "cli.h"
 #include "fnblk.h"
 
-#define EXIT_RUNTIME	1
-#define EXIT_USAGE	2
+/* -j, before or after the object. */
+extern bool ctl_json;
 
-/* "fnblkctl: <message>" on stderr, then a hint; returns EXIT_USAGE. */
+/* "fnblkctl: <message>" on stderr, then a hint; returns CLI_EXIT_USAGE. */
 int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* "fnblkctl: <message>" on stderr; returns EXIT_RUNTIME. */
+/* "fnblkctl: <message>" on stderr; returns CLI_EXIT_FAILURE. */
 int runtime_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /*
  * A failed libfnblk call: "fnblkctl: kernel: <extack>" when the kernel
- * explained, else "fnblkctl: <what>: <error>". Returns EXIT_RUNTIME.
+ * explained, else "fnblkctl: <what>: <error>". Returns CLI_EXIT_FAILURE.
  */
 int nl_error(struct fnblk *h, const char *what);
 
 /* The netlink handle, opened on first use; exits 1 if that fails. */
 struct fnblk *ctl_handle(void);
-/* Is s "-h" or "--help"? */
-bool is_help(const char *s);
-
+/*
+ * Parse an object's options (p, libfnblk's cli); afterwards (*argv)[1..]
+ * are its operands and the printer knows -j. CLI_CONTINUE, or the status
+ * to exit with.
+ */
+int object_args(const struct cli_program *p, int *argc, char ***argv);
 /* One per object; argv[0] is the object's own name. */
 int do_dev(int argc, char **argv);
 int do_stats(int argc, char **argv);

@@ -82,18 +82,25 @@ static int print_doc(json_t *doc, int index, void *arg)
 
 int do_json(int argc, char **argv)
 {
-	const char *path = argc > 1 ? argv[1] : "";
+	static const char *const usage[] = { "[PATH[#]] < INPUT", NULL };
+	static const struct cli_program prog = {
+		.name = "fnblkctl json", .usage = usage,
+		.about = "Check that standard input is JSON (one document or "
+			 "JSON lines) and print the value at PATH of each "
+			 "document: keys and array indexes joined by dots "
+			 "(summary.mean_n, 0.name, n_hist_ns.3). A trailing # "
+			 "prints the length of an array or object. Strings print "
+			 "raw, other values as compact JSON. For test systems "
+			 "without jq(1).",
+	};
+	const char *path;
 	char pathbuf[512], err[256];
 	struct query q = { .path = pathbuf };
-	int docs;
+	int docs, ret = object_args(&prog, &argc, &argv);
 
-	if (argc > 1 && is_help(argv[1])) {
-		printf("usage: fnblkctl json [PATH[#]] < input\n\n"
-		       "Check that the input is JSON and print the value at "
-		       "PATH (keys and indexes\njoined by dots) of every "
-		       "document; PATH# prints its length.\n");
-		return 0;
-	}
+	if (ret != CLI_CONTINUE)
+		return ret;
+	path = argc > 1 ? argv[1] : "";
 	if (argc > 2)
 		return usage_error("json: expected at most one PATH");
 	if (strlen(path) >= sizeof(pathbuf))

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * fnblkctl: control and observe fnblk devices, in the object/verb style
- * of ip(8). Global options come first, then the object:
- *   fnblkctl [-j] [-p] OBJECT [ARGS...]
+ * of ip(8). Global options come first, then the object, which takes its
+ * own (libfnblk's command-line convention, Documentation/cli.rst):
+ *   fnblkctl [-j] OBJECT [COMMAND] [ARGS...]
  * Exit status: 0 ok, 1 runtime error, 2 usage error.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,33 +19,7 @@
 
 static struct fnblk *handle;
 static const char *current_object = "";
-
-static void usage(FILE *f)
-{
-	fprintf(f,
-"usage: fnblkctl [-j] OBJECT COMMAND...\n"
-"\n"
-"  dev add [NAME] [size SIZE] [bw RATE] [fn SPEC] [latency DUR]\n"
-"          [overhead SIZE] [key tgid|pid|cgroup|single]\n"
-"          [policy anon|fifo|weighted] [users all|writes] [grace DUR]\n"
-"          [store memory|none]\n"
-"  dev set NAME [same settings as add]\n"
-"  dev del NAME\n"
-"  dev show [NAME]\n"
-"  stats [NAME]               counters, n histogram and summary\n"
-"  stats reset NAME\n"
-"  users NAME                 per-user table\n"
-"  weight NAME USER W         weight of one user (policy weighted)\n"
-"  monitor [NAME] [--csv] [--rcvbuf BYTES] [--duration DUR]\n"
-"  top NAME [INTERVAL] [--once] [-n COUNT]\n"
-"  json [PATH]                check JSON on stdin, print a value\n"
-"\n"
-"  -j, --json   JSON output (read commands)\n"
-"  -h, --help   this text; 'fnblkctl OBJECT -h' for one object\n"
-"\n"
-"NAME is fnblkN or N. SIZE 4k, 64MiB, 1G, 1MB; RATE 64MiB/s; DUR 200us,\n"
-"1.5ms, 2s. See fnblkctl(8).\n");
-}
+bool ctl_json;
 
 int usage_error(const char *fmt, ...)
 {
@@ -55,9 +29,9 @@ int usage_error(const char *fmt, ...)
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\nTry 'fnblkctl %s%s-h' for more information.\n",
-		current_object, *current_object ? " " : "");
-	return EXIT_USAGE;
+	fprintf(stderr, "\nTry 'fnblkctl %s%s--help'.\n", current_object,
+		*current_object ? " " : "");
+	return CLI_EXIT_USAGE;
 }
 
 int runtime_error(const char *fmt, ...)
@@ -69,7 +43,7 @@ int runtime_error(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
-	return EXIT_RUNTIME;
+	return CLI_EXIT_FAILURE;
 }
 
 int nl_error(struct fnblk *h, const char *what)
@@ -91,14 +65,22 @@ struct fnblk *ctl_handle(void)
 		else
 			runtime_error("cannot open netlink: %s",
 				      strerror(errno));
-		exit(EXIT_RUNTIME);
+		exit(CLI_EXIT_FAILURE);
 	}
 	return handle;
 }
 
-bool is_help(const char *s)
+int object_args(const struct cli_program *p, int *argc, char ***argv)
 {
-	return !strcmp(s, "-h") || !strcmp(s, "--help");
+	int first, ret = cli_parse(p, *argc, *argv, &first);
+
+	if (ret != CLI_CONTINUE)
+		return ret;
+	(*argv)[first - 1] = (*argv)[0];
+	*argv += first - 1;
+	*argc -= first - 1;
+	pr_init(ctl_json);
+	return CLI_CONTINUE;
 }
 
 static const struct object {
@@ -114,15 +96,45 @@ static const struct object {
 	{ "json", do_json },
 };
 
+static const struct cli_term object_terms[] = {
+	{ "dev", "create, change, remove and list devices" },
+	{ "stats", "counters, the histogram of n and its summary; reset them" },
+	{ "users", "the users a device knows, with their counters" },
+	{ "weight", "a user's weight under policy weighted" },
+	{ "monitor", "events as they happen: users becoming active or idle "
+		     "(with the new n), devices added, changed or removed" },
+	{ "top", "a live view of a device" },
+	{ "json", "check that standard input is JSON and print a value of it "
+		  "(for scripts without jq)" },
+	{ NULL, NULL },
+};
+
+static const char *const usage[] = { "[-j] OBJECT [COMMAND] [ARGS]...", NULL };
+
+static const struct cli_group groups[] = {
+	{ .title = "Objects", .terms = object_terms },
+	{ .title = "Options" },
+	{ .title = NULL },
+};
+
+static const struct cli_program prog = {
+	.name = "fnblkctl",
+	.usage = usage,
+	.about = "Configure and observe fnblk devices, block devices that "
+		 "share their bandwidth anonymously, over the fnblk generic "
+		 "netlink family, in the object/verb style of ip(8). Reads "
+		 "need no privilege; changes need CAP_NET_ADMIN. "
+		 "'fnblkctl OBJECT --help' describes an object and its "
+		 "commands.",
+	.groups = groups,
+	.json = &ctl_json,
+	.json_help = "print JSON (every read command; also after the object)",
+	.stop_at_operand = true,
+};
+
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	bool json = false;
-	int c, ret;
+	int first, ret;
 
 	/*
 	 * jansson seeds its hash from /dev/urandom on first use, which blocks
@@ -130,45 +142,22 @@ int main(int argc, char **argv)
 	 * kernel's data, so a fixed seed is enough.
 	 */
 	json_object_seed(0x666e626c);
-	/* "+": stop at the object, whose own options follow it. */
-	while ((c = getopt_long(argc, argv, "+jh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			json = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return EXIT_USAGE;
-		}
-	}
-	if (optind >= argc) {
-		usage(stderr);
-		return EXIT_USAGE;
-	}
-	/* -j is global but also accepted after the object, as people type it. */
-	{
-		int out = optind;
-
-		for (int in = optind; in < argc; in++) {
-			if (!strcmp(argv[in], "-j") || !strcmp(argv[in], "--json"))
-				json = true;
-			else
-				argv[out++] = argv[in];
-		}
-		argc = out;
-	}
-	pr_init(json);
+	ret = cli_parse(&prog, argc, argv, &first);
+	if (ret != CLI_CONTINUE)
+		return ret;
+	if (first == argc)
+		return cli_usage_error(&prog, "no OBJECT (dev, stats, users, "
+				       "weight, monitor, top or json)");
+	pr_init(ctl_json);
 	for (size_t i = 0; i < sizeof(objects) / sizeof(objects[0]); i++) {
-		if (strcmp(objects[i].name, argv[optind]))
+		if (strcmp(objects[i].name, argv[first]))
 			continue;
 		current_object = objects[i].name;
-		ret = objects[i].run(argc - optind, argv + optind);
+		ret = objects[i].run(argc - first, argv + first);
 		fnblk_close(handle);
 		return ret;
 	}
-	return usage_error("unknown object '%s' (expected dev, stats, users, "
-			   "weight, monitor, top or json)", argv[optind]);
+	return cli_usage_error(&prog, "unknown object '%s' (expected dev, "
+			       "stats, users, weight, monitor, top or json)",
+			       argv[first]);
 }

@@ -12,7 +12,6 @@
  * dropped, so the n printed is never a stale one.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -224,92 +223,67 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-static int monitor_usage(void)
-{
-	printf(
-"usage: fnblkctl [-j] monitor [NAME] [--csv] [--rcvbuf BYTES]\n"
-"                [--duration DUR] [--count N] [--no-enobufs]\n"
-"\n"
-"Print fnblk events as they happen: users becoming active or idle (with\n"
-"the new n) and devices added, removed or changed. Timestamps are\n"
-"CLOCK_MONOTONIC. --csv prints time_ns,dev,n,event,user rows: n(t) ready\n"
-"to plot. Lost events (socket overrun or a sequence gap) are reported\n"
-"(on stderr with --csv) and followed by a 'resync' record with n from a\n"
-"stats snapshot. --rcvbuf sets the socket receive buffer; --duration and\n"
-"--count stop after a time or a number of events. --no-enobufs asks the\n"
-"kernel not to report overruns, leaving sequence gaps as the only sign\n"
-"(to test gap detection).\n");
-	return 0;
-}
-
 int do_monitor(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "csv", no_argument, NULL, 'c' },
-		{ "rcvbuf", required_argument, NULL, 'r' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "count", required_argument, NULL, 'n' },
-		{ "no-enobufs", no_argument, NULL, 'E' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct monitor m = { .fmt = pr_json() ? JSON : TEXT };
+	static const char *const usage[] = { "[NAME] [OPTIONS]", NULL };
+	struct monitor m = { 0 };
 	uint64_t rcvbuf = 0, duration = 0, end = 0;
-	bool no_enobufs = false;
+	bool csv = false, no_enobufs = false;
+	const struct cli_option options[] = {
+		{ .name = "csv", .type = CLI_FLAG, .var = &csv,
+		  .help = "print time_ns,dev,n,event,user rows: n(t) ready to "
+			  "plot" },
+		{ .name = "rcvbuf", .arg = "BYTES", .type = CLI_SIZE,
+		  .var = &rcvbuf, .min = 1, .max = INT32_MAX,
+		  .dflt = "the system's",
+		  .help = "the socket's receive buffer (the kernel doubles it "
+			  "and enforces a minimum)" },
+		{ .name = "duration", .arg = "DUR", .type = CLI_DURATION,
+		  .var = &duration, .min = 1, .dflt = "none",
+		  .help = "stop after this long" },
+		{ .name = "count", .key = 'n', .arg = "N", .type = CLI_U64,
+		  .var = &m.max_events, .min = 1, .dflt = "none",
+		  .help = "stop after N events" },
+		{ .name = "no-enobufs", .type = CLI_FLAG, .var = &no_enobufs,
+		  .help = "ask the kernel not to report overruns, leaving "
+			  "sequence gaps as the only sign (for testing)" },
+		{ .name = NULL },
+	};
+	const struct cli_group groups[] = {
+		{ .title = "Options", .options = options },
+		{ .title = NULL },
+	};
+	const struct cli_program prog = {
+		.name = "fnblkctl monitor", .usage = usage,
+		.about = "Print the events of every device, or of NAME, as they "
+			 "happen, with CLOCK_MONOTONIC timestamps: users "
+			 "becoming active or idle (with the new n) and devices "
+			 "added, removed or changed, after a start snapshot of "
+			 "every device. Each device numbers its events; a gap, "
+			 "or ENOBUFS from the socket (the kernel dropped "
+			 "events), is reported (on standard error with --csv, "
+			 "inline otherwise) and followed by a resync record with "
+			 "n from a stats snapshot, so a stale n is never "
+			 "printed. SIGINT and SIGTERM stop it; a loss summary "
+			 "goes to standard error if anything was lost.",
+		.groups = groups, .json = &ctl_json,
+		.json_help = "one JSON object per line and event",
+	};
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct fnblk_dev_event ev;
 	char err[256];
-	int c, ret, status = 0;
+	int ret, status = 0;
 
-	optind = 0;	/* glibc: rescan from argv[1] with this optstring */
-	opterr = 0;	/* our own messages, below */
-	while ((c = getopt_long(argc, argv, ":hn:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'c':
-			m.fmt = CSV;
-			break;
-		case 'r': {
-			const char *why;
-
-			if (fnblk_parse_size(optarg, &rcvbuf, &why))
-				return usage_error("monitor: --rcvbuf '%s': %s",
-						   optarg, why);
-			if (!rcvbuf || rcvbuf > INT32_MAX)
-				return usage_error("monitor: --rcvbuf '%s': "
-						   "expected 1 byte to 2GiB",
-						   optarg);
-			break;
-		}
-		case 'd':
-			if (args_parse_interval("--duration", optarg, &duration,
-						err, sizeof(err)))
-				return usage_error("monitor: %s", err);
-			break;
-		case 'n':
-			if (args_parse_count("--count", optarg, 1, UINT64_MAX,
-					     &m.max_events, err, sizeof(err)))
-				return usage_error("monitor: %s", err);
-			break;
-		case 'E':
-			no_enobufs = true;
-			break;
-		case 'h':
-			return monitor_usage();
-		case ':':
-			return usage_error("monitor: option '%s' needs a value",
-					   argv[optind - 1]);
-		default:
-			return usage_error("monitor: unknown option '%s'",
-					   argv[optind - 1]);
-		}
-	}
-	if (argc - optind > 1)
-		return usage_error("monitor: unexpected argument '%s'",
-				   argv[optind + 1]);
-	if (argc - optind == 1) {
-		if (args_check_dev(argv[optind], err, sizeof(err)))
+	ret = object_args(&prog, &argc, &argv);
+	if (ret != CLI_CONTINUE)
+		return ret;
+	m.fmt = csv ? CSV : pr_json() ? JSON : TEXT;
+	if (argc > 2)
+		return usage_error("monitor: unexpected argument '%s'", argv[2]);
+	if (argc == 2) {
+		if (args_check_dev(argv[1], err, sizeof(err)))
 			return usage_error("monitor: %s", err);
-		m.filter = argv[optind];
+		m.filter = argv[1];
 	}
 
 	m.h = ctl_handle();

@@ -36,17 +36,42 @@ static const char *const stat_keys[__FNBLK_STAT_MAX] = {
 	[FNBLK_STAT_EVENTS] = "events",
 };
 
-static int stats_usage(void)
+static const char *const stats_usage[] = { "[NAME]", "reset NAME", NULL };
+
+static const struct cli_term stats_commands[] = {
+	{ "stats [NAME]",
+	  "Counters of every device, or one, since it was added or last "
+	  "reset: operations and bytes read, written, flushed, discarded, "
+	  "those submitted by kernel threads, errors, n now and its peak, "
+	  "activations (idle to active), users known, requests in flight and "
+	  "events sent; latency and queueing delay (mean and the power-of-two "
+	  "bins holding the median and 99th percentile); the time spent at "
+	  "each n as a table with a bar per row; and a summary: mean n (the "
+	  "integral of n over the elapsed time), p99 n (time-weighted, from "
+	  "the histogram; a range for n >= 64), max n (highest histogram "
+	  "bin) and peak n (the kernel's counter). JSON carries every counter "
+	  "under its name, the raw histograms n_hist_ns, lat_hist and "
+	  "queue_hist, and a summary object." },
+	{ "stats reset NAME", "Zero the counters." },
+	{ NULL, NULL },
+};
+
+static int stats_args(int *argc, char ***argv)
 {
-	printf(
-"usage: fnblkctl [-j] stats [NAME]\n"
-"       fnblkctl stats reset NAME\n"
-"\n"
-"Counters since the device was added or last reset, the time spent at\n"
-"each n (number of active users) with a bar per row, and a summary:\n"
-"mean n (integral of n over elapsed time), p99 n (time-weighted, from the\n"
-"histogram), max n (highest histogram bin) and peak n (kernel counter).\n");
-	return 0;
+	static const struct cli_group groups[] = {
+		{ .title = "Commands", .terms = stats_commands },
+		{ .title = "Options" },
+		{ .title = NULL },
+	};
+	static const struct cli_program prog = {
+		.name = "fnblkctl stats", .usage = stats_usage,
+		.about = "What a device has done, and how many users it had "
+			 "when.",
+		.groups = groups, .json = &ctl_json,
+		.json_help = "print the counters as JSON",
+	};
+
+	return object_args(&prog, argc, argv);
 }
 
 static uint64_t sum(const uint64_t *a, unsigned int nr)
@@ -236,9 +261,9 @@ int do_stats(int argc, char **argv)
 	bool first = true;
 	int ret;
 
-	for (int i = 1; i < argc; i++)
-		if (is_help(argv[i]))
-			return stats_usage();
+	ret = stats_args(&argc, &argv);
+	if (ret != CLI_CONTINUE)
+		return ret;
 	if (argc >= 2 && !strcmp(argv[1], "reset")) {
 		if (argc != 3)
 			return usage_error("stats reset: expected one device "

@@ -5,7 +5,6 @@
  * those of the last interval. Plain ANSI clear/home, and only on a
  * terminal: works on a serial console and in a pipe.
  */
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -198,20 +197,6 @@ static void print_frame(const struct sample *prev, const struct sample *cur,
 	free(rates);
 }
 
-static int top_usage(void)
-{
-	printf(
-"usage: fnblkctl [-j] top NAME [INTERVAL] [--once] [-n COUNT]\n"
-"\n"
-"Refresh a view of NAME every INTERVAL (default 1s; a bare number is\n"
-"seconds): n now and its mean over the interval, read and write rates,\n"
-"latency, the interval's n histogram and the busiest users. --once\n"
-"prints one frame, -n COUNT that many, then exits. The screen is cleared\n"
-"with plain ANSI codes, only when writing to a terminal. With -j every\n"
-"frame is one JSON line.\n");
-	return 0;
-}
-
 static void sleep_ns(uint64_t ns)
 {
 	struct timespec ts = { .tv_sec = (time_t)(ns / 1000000000),
@@ -223,55 +208,59 @@ static void sleep_ns(uint64_t ns)
 
 int do_top(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "once", no_argument, NULL, '1' },
-		{ "count", required_argument, NULL, 'n' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	static const char *const usage[] = { "NAME [INTERVAL] [OPTIONS]", NULL };
+	uint64_t interval = 1000000000ULL, count = 0;
+	bool once = false;
+	const struct cli_option options[] = {
+		{ .name = "once", .type = CLI_FLAG, .var = &once,
+		  .help = "print one frame and exit" },
+		{ .name = "count", .key = 'n', .arg = "N", .type = CLI_U64,
+		  .var = &count, .min = 1, .max = UINT32_MAX, .dflt = "until "
+		  "stopped", .help = "print N frames and exit" },
+		{ .name = NULL },
+	};
+	const struct cli_group groups[] = {
+		{ .title = "Options", .options = options },
+		{ .title = NULL },
+	};
+	const struct cli_program prog = {
+		.name = "fnblkctl top", .usage = usage,
+		.about = "A view of NAME refreshed every INTERVAL (1s unless "
+			 "given; a bare number is seconds, as in top(1)): n now, "
+			 "mean n, peak, read and write rates, latency and "
+			 "queueing delay, the n histogram of the last interval, "
+			 "and the ten users moving the most bytes. The screen is "
+			 "cleared with plain ANSI codes, and only when standard "
+			 "output is a terminal, so it works over a serial "
+			 "console and in a pipe.",
+		.groups = groups, .json = &ctl_json,
+		.json_help = "one JSON line per frame",
 	};
 	struct sigaction sa = { .sa_handler = on_signal };
-	uint64_t interval = 1000000000ULL, count = 0;
 	struct sample *a, *b, *tmp;
 	const char *dev;
 	struct fnblk *h;
 	char err[256];
 	bool clear;
-	int c, ret = 0;
+	int ret;
 
-	optind = 0;	/* glibc: rescan from argv[1] with this optstring */
-	opterr = 0;	/* our own messages, below */
-	while ((c = getopt_long(argc, argv, ":hn:", opts, NULL)) != -1) {
-		switch (c) {
-		case '1':
-			count = 1;
-			break;
-		case 'n':
-			if (args_parse_count("-n", optarg, 1, UINT32_MAX, &count,
-					     err, sizeof(err)))
-				return usage_error("top: %s", err);
-			break;
-		case 'h':
-			return top_usage();
-		case ':':
-			return usage_error("top: option '%s' needs a value",
-					   argv[optind - 1]);
-		default:
-			return usage_error("top: unknown option '%s'",
-					   argv[optind - 1]);
-		}
-	}
-	if (optind >= argc)
+	ret = object_args(&prog, &argc, &argv);
+	if (ret != CLI_CONTINUE)
+		return ret;
+	if (once)
+		count = 1;
+	if (argc < 2)
 		return usage_error("top: missing device name");
-	dev = argv[optind++];
+	dev = argv[1];
 	if (args_check_dev(dev, err, sizeof(err)))
 		return usage_error("top: %s", err);
-	if (optind < argc &&
-	    args_parse_interval("interval", argv[optind++], &interval, err,
+	if (argc > 2 &&
+	    args_parse_interval("interval", argv[2], &interval, err,
 				sizeof(err)))
 		return usage_error("top: %s", err);
-	if (optind < argc)
-		return usage_error("top: unexpected argument '%s'",
-				   argv[optind]);
+	if (argc > 3)
+		return usage_error("top: unexpected argument '%s'", argv[3]);
+	ret = 0;
 
 	h = ctl_handle();
 	clear = !pr_json() && isatty(STDOUT_FILENO);

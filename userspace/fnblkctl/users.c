@@ -41,16 +41,34 @@ static int by_key(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int users_usage(void)
+static int users_args(int *argc, char ***argv)
 {
-	printf(
-"usage: fnblkctl [-j] users NAME\n"
-"\n"
-"One row per user the device knows: KEY (pid, tgid or cgroup id as the\n"
-"device's key mode says), KT (kernel thread), ACT (counted in n now),\n"
-"WEIGHT, bytes and operations read and written, ACTIVE (time counted in\n"
-"n), WAIT (sum of queueing delays) and ACTS (idle-to-active transitions).\n");
-	return 0;
+	static const char *const usage[] = { "NAME", NULL };
+	static const struct cli_program prog = {
+		.name = "fnblkctl users", .usage = usage,
+		.about = "One row per user the device knows: KEY (pid, tgid or "
+			 "cgroup id, as the device's key mode says), KT (kernel "
+			 "thread), ACT (counted in n now), WEIGHT, operations "
+			 "and bytes read and written, ACTIVE (time counted in "
+			 "n), WAIT (sum of queueing delays) and ACTS "
+			 "(activations, idle to active).",
+		.json = &ctl_json, .json_help = "print the users as JSON",
+	};
+
+	return object_args(&prog, argc, argv);
+}
+
+static int weight_args(int *argc, char ***argv)
+{
+	static const char *const usage[] = { "NAME USER W", NULL };
+	static const struct cli_program prog = {
+		.name = "fnblkctl weight", .usage = usage,
+		.about = "Give user USER (its key, as fnblkctl users lists it) "
+			 "weight W, 1 to 1000000, for policy weighted. A weight "
+			 "may be set before the user's first I/O.",
+	};
+
+	return object_args(&prog, argc, argv);
 }
 
 static void print_user(const struct fnblk_user_info *u)
@@ -79,9 +97,9 @@ int do_users(int argc, char **argv)
 	char err[256];
 	int ret;
 
-	for (int i = 1; i < argc; i++)
-		if (is_help(argv[i]))
-			return users_usage();
+	ret = users_args(&argc, &argv);
+	if (ret != CLI_CONTINUE)
+		return ret;
 	if (argc != 2)
 		return usage_error(argc < 2 ? "users: missing device name" :
 				   "users: too many arguments");
@@ -116,16 +134,10 @@ int do_weight(int argc, char **argv)
 	uint32_t weight;
 	uint64_t key;
 	char err[256];
+	int ret = weight_args(&argc, &argv);
 
-	for (int i = 1; i < argc; i++) {
-		if (is_help(argv[i])) {
-			printf("usage: fnblkctl weight NAME USER W\n\n"
-			       "Give user USER (its key, as 'fnblkctl users' "
-			       "lists it) weight W (1..%d)\nunder policy "
-			       "weighted.\n", FNBLK_WEIGHT_MAX);
-			return 0;
-		}
-	}
+	if (ret != CLI_CONTINUE)
+		return ret;
 	if (argc != 4)
 		return usage_error("weight: expected NAME USER W");
 	if (args_check_dev(argv[1], err, sizeof(err)) ||

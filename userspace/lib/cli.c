@@ -103,9 +103,9 @@ static bool next_option(const struct cli_program *p, struct found *it,
 			unsigned int *gi, unsigned int *oi)
 {
 	for (;;) {
-		const struct cli_group *g = &p->groups[*gi];
+		const struct cli_group *g = p->groups ? &p->groups[*gi] : NULL;
 
-		if (g->title) {
+		if (g && g->title) {
 			if (g->options && g->options[*oi].name) {
 				it->o = &g->options[(*oi)++];
 				it->g = g;

@@ -93,7 +93,7 @@ struct cli_program {
 	const char *const *usage;
 	/* What it does: paragraphs separated by blank lines. */
 	const char *about;
-	const struct cli_group *groups;
+	const struct cli_group *groups;	/* NULL: the standard options only */
 	/* -j, --json set *json (and json_help says to what effect). */
 	bool *json;
 	const char *json_help;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Sizes, rates and durations as people write them ("64MiB/s", "1.5ms",
- * "4k") and back. Rules (Documentation/fnblkctl.8, UNITS):
+ * "4k") and back. Rules (fnblkctl(8), UNITS):
  *
  *  - a number is decimal digits with an optional fraction ("1.5"); no
  *    sign, no exponent, no spaces; the result must be a whole number of

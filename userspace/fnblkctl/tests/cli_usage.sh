@@ -28,7 +28,7 @@ expect() {
 }
 
 echo "TAP version 13"
-expect 2 "usage: fnblkctl"
+expect 2 "fnblkctl: no OBJECT"
 expect 2 "unknown object 'frobnicate'" frobnicate
 expect 2 "dev: unknown command 'create'" dev create
 expect 2 "size '12Q': unknown unit" dev add size 12Q
@@ -48,7 +48,7 @@ expect 2 "--duration '1h': unknown unit" monitor --duration 1h
 expect 2 "top: missing device name" top
 expect 2 "interval 'soon': not a number" top fnblk0 soon
 expect 2 "-n '0': too small" top fnblk0 -n 0
-expect 2 "Try 'fnblkctl dev -h'" dev add size 1x
+expect 2 "Try 'fnblkctl dev --help'" dev add size 1x
 expect 2 "monitor: unknown option '--bogus'" monitor --bogus
 expect 2 "monitor: option '--rcvbuf' needs a value" monitor --rcvbuf
 expect 2 "top: option '-n' needs a value" top fnblk0 -n
