@@ -10,7 +10,9 @@
 # make [KDIR=/lib/modules/<kver>/build]  module (every installed kernel, or
 #                                        KDIR only), user space, selftests
 # make install [KDIR=...] [PREFIX=...]   module via modules_install + depmod,
-#                                        programs to $(PREFIX)/bin
+#                                        programs to $(PREFIX)/bin, their man
+#                                        pages to $(PREFIX)/share/man
+# make install-userspace [PREFIX=...]    the programs and man pages only
 # make dkms-add                          copy the module sources to
 #                                        /usr/src/fnblk-<ver>, dkms add
 # make lint                              checkpatch --strict + sparse
