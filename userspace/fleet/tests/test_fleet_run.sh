@@ -53,13 +53,17 @@ ok "$(awk -F, -v t0="$t0" '/^[0-9]/ { d = ($3 - t0) / 1e6; want = $1 * 100 + 100
 	if (d < want || d > want + 150) { printf "# job %d started at %.1fms, expected %dms\n", $1, d, want; bad = 1 } }
 	END { exit bad }' "$TMP/b.csv"; echo $?)" "stagger: job j starts at j*period/N + T"
 
-# 3. the power cap: 2 jobs computing 200ms under P=1 take twice as long
+# 3. the power cap: 2 jobs computing 200ms under P=1 take twice as long.
+# 400ms of compute at a total rate of 1 cannot end before t0 + 400ms,
+# whenever each job started; a job that started late may have computed
+# alone for a while, so only the last end is bound to 2T, each end to T.
 "$FLEET" -q --jobs 2 --compute 200ms --size 4KiB --cycles 1 --power-cap 1 \
 	--power-step 2ms --path buffered -o "$TMP/c.csv" "$TMP/target"
 t0=$(param "$TMP/c.csv" start_ns)
-ok "$(awk -F, -v t0="$t0" '/^[0-9]/ { d = ($3 - t0) / 1e6;
-	if (d < 396) { printf "# job %d computed for %.1fms, expected >= 400ms\n", $1, d; bad = 1 } }
-	END { exit bad }' "$TMP/c.csv"; echo $?)" "power cap 1 with 2 jobs: compute takes 2T"
+ok "$(awk -F, -v t0="$t0" '/^[0-9]/ { d = ($3 - t0) / 1e6; if (d > last) last = d;
+	if (d < 199) { printf "# job %d computed for %.1fms, expected >= 200ms\n", $1, d; bad = 1 } }
+	END { if (last < 396) { printf "# the last job ended its compute at %.1fms, expected >= 400ms\n", last; bad = 1 }
+	exit bad }' "$TMP/c.csv"; echo $?)" "power cap 1 with 2 jobs: compute takes 2T"
 "$FLEET" -q --jobs 2 --compute 200ms --size 4KiB --cycles 1 --power-cap 2 \
 	--path buffered -o "$TMP/d.csv" "$TMP/target"
 t0=$(param "$TMP/d.csv" start_ns)
