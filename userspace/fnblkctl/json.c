@@ -24,7 +24,7 @@ static json_t *walk(json_t *v, const char *path)
 
 	while (v && *path) {
 		size_t len = strcspn(path, ".");
-		char *end;
+		const char *why;
 
 		if (len == 0 || len >= sizeof(seg)) {
 			path += len + (path[len] == '.');
@@ -34,9 +34,10 @@ static json_t *walk(json_t *v, const char *path)
 		seg[len] = '\0';
 		path += len + (path[len] == '.');
 		if (json_is_array(v)) {
-			unsigned long i = strtoul(seg, &end, 10);
+			uint64_t i;
 
-			v = *end ? NULL : json_array_get(v, i);
+			v = fnblk_parse_uint(seg, 0, SIZE_MAX, &i, &why) ? NULL :
+			    json_array_get(v, (size_t)i);
 		} else {
 			v = json_object_get(v, seg);
 		}

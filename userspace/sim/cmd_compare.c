@@ -21,6 +21,7 @@
 #include "sim_cli.h"
 #include "commands.h"
 #include "kpi.h"
+#include "units.h"
 
 struct compare_args {
 	const char *output;	/* the re-simulated events, if asked */
@@ -180,8 +181,8 @@ static uint64_t *first_writes(const struct fnblk_events *e,
 			      const struct fleet_workload *fw, unsigned int jobs)
 {
 	uint64_t *first = malloc(jobs * sizeof(*first)), t0 = UINT64_MAX;
-	const char *start = fnblk_events_param(e, "start_ns");
-	unsigned long long fleet_t0;
+	const char *start = fnblk_events_param(e, "start_ns"), *why;
+	uint64_t fleet_t0;
 	size_t i;
 	unsigned int j;
 
@@ -197,7 +198,8 @@ static uint64_t *first_writes(const struct fnblk_events *e,
 		if (ev->start_ns < t0)
 			t0 = ev->start_ns;
 	}
-	if (start && sscanf(start, "%llu", &fleet_t0) == 1 && fleet_t0 <= t0)
+	if (start && !fnblk_parse_uint(start, 0, UINT64_MAX, &fleet_t0, &why) &&
+	    fleet_t0 <= t0)
 		t0 = fleet_t0;
 	for (j = 0; j < jobs; j++)
 		first[j] = first[j] == UINT64_MAX ?
