@@ -234,7 +234,7 @@ static u64 grace_due(const struct fnblk_sched *s)
 	if (link_empty(&s->grace))
 		return FNBLK_NEVER;
 	u = link_entry(s->grace.next, struct fnblk_user, grace);
-	return u->leave_ns + s->p.grace_ns;
+	return u->idle_ns + s->p.grace_ns;
 }
 
 static u64 delay_due(const struct fnblk_sched *s)
@@ -290,12 +290,34 @@ static void deactivate(struct fnblk_sched *s, struct fnblk_user *u)
 		s->ops->activity(s, u, false, s->now);
 }
 
+/*
+ * Hand rq to the host, at the time of the host's current call: that is
+ * when the submitter sees its completion, so a user's grace starts then
+ * and a timer that fires late cannot eat it.
+ */
+static void deliver(struct fnblk_sched *s, struct fnblk_req *rq)
+{
+	struct fnblk_user *u = rq->user;
+
+	rq->done_ns = s->deliver_ns;
+	s->nr_inflight--;
+	if (rq->shared && !--u->nr_pending) {
+		u->idle_ns = rq->done_ns;
+		u->in_grace = true;
+		link_add_tail(&u->grace, &s->grace);
+	}
+	s->ops->complete(s, rq);
+}
+
+/* rq's service and latency are over; it is delivered once its data are. */
 static void complete(struct fnblk_sched *s, struct fnblk_req *rq)
 {
 	if (rq->shared)
 		rq->user->done_vtime = s->vtime;
-	s->nr_inflight--;
-	s->ops->complete(s, rq);
+	if (rq->data_pending)
+		rq->served = true;
+	else
+		deliver(s, rq);
 }
 
 static void to_delay_stage(struct fnblk_sched *s, struct fnblk_req *rq,
@@ -309,18 +331,14 @@ static void to_delay_stage(struct fnblk_sched *s, struct fnblk_req *rq,
 	heap_insert(&s->delay, &rq->hnode, due);
 }
 
-/* rq has had all its service: the user may start idling, latency follows. */
+/* rq has had all its service; latency follows. */
 static void leave_bw_stage(struct fnblk_sched *s, struct fnblk_req *rq)
 {
 	struct fnblk_user *u = rq->user;
 
 	rq->leave_ns = s->now;
-	if (!--u->nr_queued) {
-		u->leave_ns = s->now;
-		u->leave_vtime = s->vtime;
-		u->in_grace = true;
-		link_add_tail(&u->grace, &s->grace);
-	}
+	if (!--u->nr_queued)
+		u->leave_vtime = s->vtime;	/* where its held share starts */
 	to_delay_stage(s, rq, s->now + s->p.latency_ns);
 }
 
@@ -391,6 +409,8 @@ void fnblk_sched_run(struct fnblk_sched *s, u64 now)
 {
 	u64 ts, tg, td;
 
+	/* What completes in this call is delivered when the call is made. */
+	s->deliver_ns = now > s->now ? now : s->now;
 	for (;;) {
 		ts = service_due(s);
 		tg = grace_due(s);
@@ -413,13 +433,15 @@ void fnblk_sched_run(struct fnblk_sched *s, u64 now)
 }
 
 /*
- * A request of a user that is still active (idling in its grace period)
+ * A request of a user that is still active but has nothing in the
+ * bandwidth stage (waiting for a completion, or idling in its grace)
  * starts where that user's service left off: at the later of its previous
  * finish tag and V when its last request completed. So the share that
- * accrued while it could not submit (its own turnaround, a late timer) is
- * not lost, at most grace worth of it, while the configured latency, which
- * a remote file system charges every request, is not credited back.
- * Otherwise the request starts now.
+ * accrued while it could not submit (its own turnaround, a late timer, a
+ * copy that outlasted the service) is not lost, at most a grace past its
+ * last delivery, while the configured latency, which a remote file system
+ * charges every request, is not credited back. Otherwise the request
+ * starts now.
  */
 static void enqueue(struct fnblk_sched *s, struct fnblk_req *rq, bool resume)
 {
@@ -462,6 +484,8 @@ void fnblk_sched_submit(struct fnblk_sched *s, struct fnblk_user *u,
 	rq->flow = NULL;
 	rq->submit_ns = s->now;
 	rq->start_ns = s->now;
+	rq->done_ns = FNBLK_NEVER;
+	rq->served = false;
 	rq->shared = rq->write || s->p.users == FNBLK_USERS_ALL;
 	s->nr_inflight++;
 	if (!rq->shared) {
@@ -472,10 +496,11 @@ void fnblk_sched_submit(struct fnblk_sched *s, struct fnblk_user *u,
 		rq->leave_ns = s->now + svc;
 		to_delay_stage(s, rq, rq->leave_ns + s->p.latency_ns);
 	} else {
-		bool resume = u->in_grace &&
+		bool resume = u->active && !u->nr_queued &&
 			      s->p.policy != FNBLK_POLICY_FIFO;
 
 		activate(s, u);
+		u->nr_pending++;
 		if (s->p.bw) {
 			enqueue(s, rq, resume);
 		} else {
@@ -484,6 +509,16 @@ void fnblk_sched_submit(struct fnblk_sched *s, struct fnblk_user *u,
 		}
 	}
 	fnblk_sched_run(s, now);
+}
+
+void fnblk_sched_data_done(struct fnblk_sched *s, struct fnblk_req *rq,
+			   u64 now)
+{
+	fnblk_sched_run(s, now);
+	rq->data_pending = false;
+	if (rq->served)
+		deliver(s, rq);
+	fnblk_sched_run(s, now);	/* a zero grace ends at once */
 }
 
 int fnblk_sched_configure(struct fnblk_sched *s, const struct fnblk_params *p,

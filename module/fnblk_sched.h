@@ -8,13 +8,15 @@
  * sleeps and never reads a clock. Every entry point takes "now" in ns.
  *
  * Model (Documentation/model.rst is the normative text):
- *  - a user is active from its first queued request until its last request
- *    has left the bandwidth stage and grace_ns has passed with nothing new;
- *    n is the number of active users;
+ *  - a user is active from its first queued request until grace_ns after
+ *    its last completion was delivered, with nothing new in flight; n is
+ *    the number of active users;
  *  - every active user's head request is served at rate f(n)*B/n (weighted:
  *    f(n)*B*w/sum(w)); a user's requests are served in order; a request's
  *    demand is its size plus the per-request overhead;
- *  - after service a request completes latency_ns later.
+ *  - after service a request completes latency_ns later, and is delivered
+ *    once the host has also moved its data (fnblk_sched_data_done), so the
+ *    copy overlaps the emulated service as a real device's transfer does.
  *
  * Virtual time V advances at the per-user rate, so a request's finish tag,
  * fixed at submission, stays right whatever n does later; one pairing heap
@@ -95,16 +97,17 @@ struct fnblk_user {
 	u64 key;
 	struct fnblk_flow flow;
 	struct fnblk_link grace;	/* on sched->grace while idling */
-	u64 leave_ns;			/* last request left the bw stage */
+	u64 idle_ns;			/* its last completion was delivered */
 	u64 done_vtime;			/* V when a request of it last completed */
-	u64 leave_vtime;		/* V when it started idling */
+	u64 leave_vtime;		/* V when its last request left the bw stage */
 	u64 active_since_ns;
 	u64 active_ns;			/* completed active periods */
 	u64 activations;
 	u32 weight;			/* 1..FNBLK_WEIGHT_MAX; weighted only */
 	u32 nr_queued;			/* in the bandwidth stage */
+	u32 nr_pending;			/* shared requests not yet delivered */
 	bool active;
-	bool in_grace;
+	bool in_grace;			/* active, nothing in flight */
 };
 
 /* One request. Embedded in the host's request object. */
@@ -119,8 +122,16 @@ struct fnblk_req {
 	u64 start_ns;			/* service started */
 	u64 leave_ns;			/* left the bandwidth stage */
 	u64 due_ns;			/* completes (leave + latency) */
+	u64 done_ns;			/* delivered to the host */
 	bool write;
 	bool shared;			/* counted in n and served by f(n) */
+	/*
+	 * Set by the host before submission when it moves the data itself
+	 * and will call fnblk_sched_data_done(); the request is delivered
+	 * when both its service and its data are done.
+	 */
+	bool data_pending;
+	bool served;			/* due, waiting for its data */
 };
 
 struct fnblk_sched;
@@ -130,7 +141,10 @@ struct fnblk_sched;
  * lock held; they must not call back into the scheduler.
  */
 struct fnblk_sched_ops {
-	/* rq completed at rq->due_ns; the host may free it. */
+	/*
+	 * rq is delivered at rq->done_ns (its service ended at leave_ns, its
+	 * latency at due_ns, its data had moved); the host may free it.
+	 */
 	void (*complete)(struct fnblk_sched *s, struct fnblk_req *rq);
 	/* u became active or idle at time t; s->nr_active is the new n. */
 	void (*activity)(struct fnblk_sched *s, struct fnblk_user *u,
@@ -148,6 +162,7 @@ struct fnblk_sched {
 	struct fnblk_flow fifo;		/* the shared flow of policy fifo */
 
 	u64 now;			/* time of the last update */
+	u64 deliver_ns;			/* time of the host's current call */
 	u64 vtime;			/* V, in 1/256 byte per unit weight */
 	u64 vfrac;			/* fraction of V, 32 bits */
 	u64 rate;			/* dV/dt in V units per ns << 32 */
@@ -195,9 +210,19 @@ void fnblk_sched_init(struct fnblk_sched *s, const struct fnblk_params *p,
 int fnblk_sched_configure(struct fnblk_sched *s, const struct fnblk_params *p,
 			  u64 now);
 void fnblk_user_init(struct fnblk_user *u, u64 key);
-/* Queue rq (bytes, write set by the host) for user u at time now. */
+/*
+ * Queue rq (bytes, write and data_pending set by the host) for user u at
+ * time now. Completions are delivered at the time of the host's call that
+ * processes them: the grace of a user runs from then.
+ */
 void fnblk_sched_submit(struct fnblk_sched *s, struct fnblk_user *u,
 			struct fnblk_req *rq, u64 now);
+/*
+ * The host has moved rq's data at time now; rq is delivered now if its
+ * service and latency are over, else when they are.
+ */
+void fnblk_sched_data_done(struct fnblk_sched *s, struct fnblk_req *rq,
+			   u64 now);
 /* Process every event up to now. */
 void fnblk_sched_run(struct fnblk_sched *s, u64 now);
 /* Absolute time of the next event, or FNBLK_NEVER. */

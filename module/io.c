@@ -1,9 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Requests through the scheduler core. A bio's data is copied when it is
- * submitted; then it becomes a request that the core holds until its share
- * of f(n)*B has served it and its latency has passed. One hrtimer per device,
- * re-armed for the core's next event, completes requests: no polling.
+ * Requests through the scheduler core. A bio becomes a request the moment
+ * it is submitted (the submission point: fnblk_io_enqueue_locked); the
+ * submitter then copies its data outside the lock while the core serves
+ * it. The core completes it once its share of f(n)*B has served it and its
+ * latency has passed (departure and completion points: the core's
+ * leave_bw_stage and complete), and it is delivered (fnblk_complete, then
+ * bio_endio after the lock is dropped) when its data have moved too. One
+ * hrtimer per device, re-armed for the core's next event, drives the core:
+ * no polling.
  *
  * Identity is captured here, in the submitter's context, because this is
  * the only place where "current" is the task that issued the I/O.
@@ -161,21 +166,74 @@ static u8 fnblk_bio_op(struct bio *bio)
 	}
 }
 
+/* A bio that failed is ended with this status. */
+static blk_status_t fnblk_io_status(struct bio *bio, int err)
+{
+	if (err == -EAGAIN && (bio->bi_opf & REQ_NOWAIT))
+		return BLK_STS_AGAIN;
+	return BLK_STS_IOERR;
+}
+
+/* End a bio that never reached the scheduler. */
 static void fnblk_io_fail(struct fnblk_dev *dev, struct bio *bio, int err)
 {
 	spin_lock_bh(&dev->lock);
 	dev->stats.errors++;
 	spin_unlock_bh(&dev->lock);
-	if (err == -EAGAIN && (bio->bi_opf & REQ_NOWAIT))
-		bio_wouldblock_error(bio);
-	else
-		bio_io_error(bio);
+	bio->bi_status = fnblk_io_status(bio, err);
+	bio_endio(bio);
+}
+
+/* Move the bio's data; a failure is delivered with the request. */
+static void fnblk_io_copy(struct fnblk_dev *dev, struct bio *bio, gfp_t gfp)
+{
+	int err = fnblk_store_bio(&dev->store, bio, gfp);
+
+	if (err)
+		bio->bi_status = fnblk_io_status(bio, err);
+}
+
+static gfp_t fnblk_io_gfp(const struct bio *bio)
+{
+	return bio->bi_opf & REQ_NOWAIT ? GFP_NOWAIT : GFP_NOIO;
+}
+
+static void fnblk_io_prepare(struct fnblk_io *io, struct bio *bio, bool on_stack)
+{
+	io->bio = bio;
+	io->op = fnblk_bio_op(bio);
+	io->kthread = current->flags & PF_KTHREAD;
+	io->on_stack = on_stack;
+	io->rq.bytes = bio->bi_iter.bi_size;
+	io->rq.write = io->op != FNBLK_OP_READ;
+	/* Delivered only once fnblk_sched_data_done() says the data moved. */
+	io->rq.data_pending = true;
+}
+
+/* Queue io in the scheduler for user u at time now (the submission point). */
+static void fnblk_io_enqueue_locked(struct fnblk_dev *dev,
+				    struct fnblk_dev_user *u,
+				    struct fnblk_io *io, u64 now)
+	__must_hold(&dev->lock)
+{
+	u->kthread |= io->kthread;
+	u->inflight++;
+	fnblk_sched_submit(&dev->sched, &u->su, &io->rq, now);
+}
+
+/* io's data have moved (the completion point if its service is over). */
+static void fnblk_io_data_done_locked(struct fnblk_dev *dev,
+				      struct fnblk_io *io)
+	__must_hold(&dev->lock)
+{
+	fnblk_sched_data_done(&dev->sched, &io->rq, ktime_get_ns());
+	fnblk_io_arm_locked(dev);
 }
 
 /*
- * Unthrottled without latency, a request completes inside
- * fnblk_sched_submit(), so it can live on the submitter's stack and the
- * fastest configuration allocates nothing per I/O.
+ * Unthrottled without latency, a request completes as soon as it is
+ * submitted, so it can live on the submitter's stack and the fastest
+ * configuration allocates nothing per I/O.
  */
 static bool fnblk_io_completes_inline(const struct fnblk_dev *dev)
 {
@@ -183,64 +241,82 @@ static bool fnblk_io_completes_inline(const struct fnblk_dev *dev)
 	       !READ_ONCE(dev->sched.p.latency_ns);
 }
 
-void fnblk_io_submit(struct fnblk_dev *dev, struct bio *bio)
+/*
+ * The request takes no time in the model: copy first, then submit it as
+ * of when it arrived and deliver it, under one lock.
+ */
+static void fnblk_io_submit_inline(struct fnblk_dev *dev, struct bio *bio)
 {
-	gfp_t gfp = bio->bi_opf & REQ_NOWAIT ? GFP_NOWAIT : GFP_NOIO;
-	struct fnblk_io on_stack, *io, *spare = NULL;
+	gfp_t gfp = fnblk_io_gfp(bio);
+	struct fnblk_io on_stack, *io = &on_stack;
 	struct fnblk_dev_user *u;
-	u64 now;
-	int ret;
+	u64 arrived = ktime_get_ns();
 
-	ret = fnblk_store_bio(&dev->store, bio, gfp);
-	if (ret)
-		goto fail;
-	/* Allocation may sleep, so it is done before the lock decides. */
-	if (!fnblk_io_completes_inline(dev)) {
-		spare = kmem_cache_alloc(fnblk_io_cache, gfp);
-		ret = -ENOMEM;
-		if (!spare)
-			goto fail;
-	}
-
+	fnblk_io_copy(dev, bio, gfp);
 	spin_lock_bh(&dev->lock);
 	u = fnblk_user_get_locked(dev, fnblk_user_key(dev, bio), gfp);
-	ret = PTR_ERR_OR_ZERO(u);
-	if (ret)
-		goto unlock_fail;
-	if (fnblk_io_completes_inline(dev)) {
-		io = &on_stack;
-	} else if (spare) {
-		io = spare;
-		spare = NULL;
-	} else {
-		/* The device was throttled since we looked: rare. */
-		io = kmem_cache_alloc(fnblk_io_cache, GFP_ATOMIC);
-		ret = -ENOMEM;
-		if (!io)
-			goto unlock_fail;
+	if (IS_ERR(u)) {
+		spin_unlock_bh(&dev->lock);
+		fnblk_io_fail(dev, bio, PTR_ERR(u));
+		return;
 	}
-	io->bio = bio;
-	io->op = fnblk_bio_op(bio);
-	io->kthread = current->flags & PF_KTHREAD;
-	io->on_stack = io == &on_stack;
-	io->rq.bytes = bio->bi_iter.bi_size;
-	io->rq.write = io->op != FNBLK_OP_READ;
-	u->kthread |= io->kthread;
-	u->inflight++;
-	now = ktime_get_ns();
-	fnblk_sched_submit(&dev->sched, &u->su, &io->rq, now);
+	if (!fnblk_io_completes_inline(dev)) {
+		/* Throttled since we looked (rare): it must outlive this call. */
+		io = kmem_cache_alloc(fnblk_io_cache, GFP_ATOMIC);
+		if (!io) {
+			spin_unlock_bh(&dev->lock);
+			fnblk_io_fail(dev, bio, -ENOMEM);
+			return;
+		}
+	}
+	fnblk_io_prepare(io, bio, io == &on_stack);
+	fnblk_io_enqueue_locked(dev, u, io, arrived);
+	fnblk_io_data_done_locked(dev, io);
+	fnblk_io_unlock(dev);
+}
+
+/*
+ * The request enters the scheduler first, so its service starts now; its
+ * data move afterwards, outside the lock, while it is served, and it is
+ * delivered when both are done (as a real device transfers while serving).
+ */
+static void fnblk_io_submit_queued(struct fnblk_dev *dev, struct bio *bio)
+{
+	gfp_t gfp = fnblk_io_gfp(bio);
+	struct fnblk_dev_user *u;
+	struct fnblk_io *io;
+
+	io = kmem_cache_alloc(fnblk_io_cache, gfp);
+	if (!io) {
+		fnblk_io_fail(dev, bio, -ENOMEM);
+		return;
+	}
+	fnblk_io_prepare(io, bio, false);
+	spin_lock_bh(&dev->lock);
+	u = fnblk_user_get_locked(dev, fnblk_user_key(dev, bio), gfp);
+	if (IS_ERR(u)) {
+		spin_unlock_bh(&dev->lock);
+		kmem_cache_free(fnblk_io_cache, io);
+		fnblk_io_fail(dev, bio, PTR_ERR(u));
+		return;
+	}
+	fnblk_io_enqueue_locked(dev, u, io, ktime_get_ns());
 	fnblk_io_arm_locked(dev);
 	fnblk_io_unlock(dev);
-	if (spare)
-		kmem_cache_free(fnblk_io_cache, spare);
-	return;
 
-unlock_fail:
-	spin_unlock_bh(&dev->lock);
-	if (spare)
-		kmem_cache_free(fnblk_io_cache, spare);
-fail:
-	fnblk_io_fail(dev, bio, ret);
+	fnblk_io_copy(dev, bio, gfp);
+
+	spin_lock_bh(&dev->lock);
+	fnblk_io_data_done_locked(dev, io);
+	fnblk_io_unlock(dev);
+}
+
+void fnblk_io_submit(struct fnblk_dev *dev, struct bio *bio)
+{
+	if (fnblk_io_completes_inline(dev))
+		fnblk_io_submit_inline(dev, bio);
+	else
+		fnblk_io_submit_queued(dev, bio);
 }
 
 /* Wait until the scheduler has completed every request of a dying device. */

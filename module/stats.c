@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Counters: updated when a request completes, read as one consistent
+ * Counters: updated when a request is delivered, read as one consistent
  * snapshot taken under the device lock, reset together.
  */
 #include <linux/log2.h>
@@ -21,10 +21,15 @@ void fnblk_stats_complete(struct fnblk_dev *dev, struct fnblk_io *io,
 {
 	struct fnblk_stats *st = &dev->stats;
 	struct fnblk_req *rq = &io->rq;
-	u64 lat = rq->due_ns - rq->submit_ns;
+	u64 lat = rq->done_ns - rq->submit_ns;
 	u64 wait = rq->start_ns - rq->submit_ns;
 	int dir = rq->write ? 1 : 0;
 
+	u->inflight--;
+	if (io->bio->bi_status) {	/* its data could not be moved */
+		st->errors++;
+		return;
+	}
 	st->ops[io->op]++;
 	st->bytes[io->op] += rq->bytes;
 	if (io->kthread) {
@@ -39,7 +44,6 @@ void fnblk_stats_complete(struct fnblk_dev *dev, struct fnblk_io *io,
 	u->ops[dir]++;
 	u->bytes[dir] += rq->bytes;
 	u->wait_ns += wait;
-	u->inflight--;
 }
 
 void fnblk_stats_snapshot(struct fnblk_dev *dev, struct fnblk_snapshot *snap)

@@ -6,18 +6,18 @@
  * 1 to 20 ms. Definition, as the reference implements it:
  *
  *  - a user is active from a submission while inactive until grace after
- *    its last request left the bandwidth stage with nothing new queued;
+ *    its last completion (service, then latency) with nothing in flight;
  *  - V grows at f(n)*B/W per unit weight while anyone is active (W = n,
  *    or the sum of the active users' weights under weighted), and restarts
  *    at 0 when nobody is;
  *  - a request's finish tag is demand/w past the previous tag of its user
  *    if the user is backlogged; past the later of that tag and V at the
- *    user's last completion (at most V) if the user is idling in its grace;
- *    else past V. It leaves when V reaches its tag and completes latency
- *    later;
+ *    user's last completion (at most V) if the user is active with nothing
+ *    in the bandwidth stage (waiting out a latency, or in its grace); else
+ *    past V. It leaves when V reaches its tag and completes latency later;
  *  - when a grace expires and the others' rate rises, V gains what they
- *    would have had since that user left: (V - V at its departure) times
- *    the relative rise.
+ *    would have had since that user's last request left the bandwidth
+ *    stage: (V - V at that departure) times the relative rise.
  *
  * A submission that falls within the core's clock error of a grace expiry
  * could go either way, so such scenarios are counted and skipped.
@@ -27,8 +27,10 @@
 
 struct ref_user {
 	bool active;
-	bool idle;		/* active, nothing queued: in grace */
-	long double idle_since;	/* when the last request left */
+	bool idle;		/* active, nothing in flight: in grace */
+	unsigned int queued;	/* requests in the bandwidth stage */
+	unsigned int pending;	/* requests not yet completed */
+	long double idle_since;	/* when the last completion came */
 	long double tail;	/* finish tag of its last request */
 	long double done_v;	/* V at its last completion */
 	long double leave_v;	/* V when it started idling */
@@ -101,20 +103,20 @@ static bool reference_grace(struct scenario *sc, long double margin)
 			sc->r[i].leave = t;
 			pending[i] = true;
 			due[i] = t + latency;
-			for (k = 0; k < next; k++)
-				if (queued[k] && sc->r[k].user == sc->r[i].user)
-					break;
-			if (k == next) {
-				u[sc->r[i].user].idle = true;
-				u[sc->r[i].user].idle_since = t;
+			if (!--u[sc->r[i].user].queued)
 				u[sc->r[i].user].leave_v = v;
-			}
 		}
 		/* Completions, after the departures they may follow at once. */
 		for (i = 0; i < next; i++) {
+			struct ref_user *ru = &u[sc->r[i].user];
+
 			if (pending[i] && due[i] <= t + 1e-6L) {
 				pending[i] = false;
-				u[sc->r[i].user].done_v = v;
+				ru->done_v = v;
+				if (!--ru->pending) {
+					ru->idle = true;
+					ru->idle_since = t;
+				}
 			}
 		}
 		for (k = 0; k < sc->users; k++) {
@@ -140,7 +142,7 @@ static bool reference_grace(struct scenario *sc, long double margin)
 
 			if (ru->idle && fabsl(ru->idle_since + grace - t) < margin)
 				judged = false;
-			if (ru->active && !ru->idle) {
+			if (ru->queued) {
 				base = ru->tail;		/* backlogged */
 			} else if (ru->active) {		/* resumes */
 				base = ru->tail > ru->done_v ? ru->tail :
@@ -152,6 +154,8 @@ static bool reference_grace(struct scenario *sc, long double margin)
 			}
 			ru->active = true;
 			ru->idle = false;
+			ru->queued++;
+			ru->pending++;
 			tag[next] = base + demand;
 			ru->tail = tag[next];
 			queued[next] = true;

@@ -1,17 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The scheduler core against an independent reference: random scenarios
- * (users, arrival times, request sizes, f tables, weights, overhead,
- * latency) replayed in a floating-point processor-sharing model written
+ * (users, arrival times, request sizes, f tables, weights, overhead)
+ * replayed in a floating-point processor-sharing model written
  * from the definition in Documentation/model.rst, one event at a time.
  * Every request must leave the bandwidth stage when the reference says,
  * up to the core's clock: each departure is rounded up to the next ns, and
  * that can shift later ones by the ratio of the fastest to the slowest
  * per-user rate.
  *
- * Grace is 0 here, and the model is processor sharing itself (remaining
- * bytes per request), not the core's virtual time; test_grace.c checks the
- * grace rules against a virtual-time model.
+ * Grace and latency are 0 here, and the model is processor sharing itself
+ * (remaining bytes per request), not the core's virtual time. (A user
+ * waiting out a latency stays counted in n until its completion is
+ * delivered, and then releases its share retroactively: test_grace.c
+ * checks those rules against a virtual-time model.)
  */
 #include "scenario.h"
 #include "tap.h"
@@ -100,6 +102,7 @@ int main(void)
 
 	for (k = 0; k < SCENARIOS; k++) {
 		make_scenario(&sc, k, 0);
+		sc.p.latency_ns = 0;
 		reference(&sc);
 		run_core(&sc);
 		for (i = 0; i < sc.reqs; i++) {

@@ -38,7 +38,7 @@ static void host_complete(struct fnblk_sched *s, struct fnblk_req *rq)
 	struct host *h = s->priv;
 	struct host_req *r = (struct host_req *)rq;
 
-	r->done_ns = rq->due_ns;
+	r->done_ns = rq->done_ns;
 	h->completions++;
 }
 
@@ -211,8 +211,8 @@ static void test_latency(void)
 	at(r.done_ns, 13 * MS, 1, "latency is added after service");
 	at(r.rq.leave_ns, 10 * MS, 1, "service itself is not delayed by latency");
 	ok(h.nr_act == 2 && !h.act[1].active, "the user went idle once");
-	at(h.act[1].t, 10 * MS, 1,
-	   "grace 0: the user leaves n when service ends, not at completion");
+	at(h.act[1].t, 13 * MS, 1,
+	   "grace 0: the user leaves n when its completion is delivered");
 }
 
 static void test_overhead(void)
@@ -325,6 +325,127 @@ static void test_grace_released(void)
 	at(r[0].rq.leave_ns, 20 * MS, 1, "two share: the short write leaves at 2S/B");
 	at(r[1].rq.leave_ns, 30 * MS, 1,
 	   "the long one then runs alone from 20 ms, not from the end of the grace");
+}
+
+/*
+ * The grace runs from when a completion is delivered, not from the
+ * request's virtual departure: a timer that fires late (the host runs the
+ * core 5 ms after the departure) must not end the user's grace before the
+ * user could even see its completion. The lateness is credited: the next
+ * request resumes where the first left off.
+ */
+static void test_grace_from_delivery(void)
+{
+	struct fnblk_params p = params(BW, "constant");
+	struct host h;
+	struct fnblk_user u;
+	struct host_req r[2];
+
+	p.grace_ns = 2 * MS;
+	host_init(&h, &p);
+	fnblk_user_init(&u, 1);
+	submit(&h, &u, &r[0], S, 0);
+	fnblk_sched_run(&h.s, 15 * MS);	/* due at 10 ms, timer 5 ms late */
+	ok(u.active && h.s.nr_active == 1,
+	   "a completion delivered 5 ms late leaves its user active (grace 2 ms)");
+	submit(&h, &u, &r[1], S, 15 * MS + MS / 10);
+	run_until(&h, FNBLK_NEVER);
+	is_u64(u.activations, 1,
+	       "the writer's next request continues its active period");
+	at(r[1].rq.leave_ns, 20 * MS, 1,
+	   "and resumes from the first one's departure: the lateness is credited");
+}
+
+/*
+ * A latency longer than the grace: the user waits for its completion and
+ * stays counted in n all along, so a synchronous writer is one activity
+ * period whatever the latency.
+ */
+static void test_latency_longer_than_grace(void)
+{
+	struct fnblk_params p = params(BW, "constant");
+	struct host h;
+	struct fnblk_user u;
+	struct host_req r[2];
+
+	p.grace_ns = 2 * MS;
+	p.latency_ns = 5 * MS;
+	host_init(&h, &p);
+	fnblk_user_init(&u, 1);
+	submit(&h, &u, &r[0], S, 0);
+	run_until(&h, 15 * MS + 1);
+	at(r[0].done_ns, 15 * MS, 1, "S/B + latency");
+	submit(&h, &u, &r[1], S, r[0].done_ns);
+	run_until(&h, FNBLK_NEVER);
+	is_u64(u.activations, 1,
+	       "a user waiting out its latency is still active (one period)");
+	at(r[1].rq.leave_ns, 25 * MS, 2,
+	   "the latency is not credited: the next request is served from its completion");
+	at(h.act[h.nr_act - 1].t, 30 * MS + 2 * MS, 2,
+	   "the user leaves grace after its last delivery");
+}
+
+/*
+ * The host moves a request's data while the core serves it: the request
+ * is delivered when both are done. A copy that outlasts the service delays
+ * the delivery, keeps the user active, and the user's grace runs from the
+ * delivery; a copy done early changes nothing.
+ */
+static void test_data_join(void)
+{
+	struct fnblk_params p = params(BW, "constant");
+	struct host h;
+	struct fnblk_user u;
+	struct host_req r[3];
+
+	p.grace_ns = 2 * MS;
+	host_init(&h, &p);
+	fnblk_user_init(&u, 1);
+	memset(&r[0], 0, sizeof(r[0]));
+	r[0].rq.bytes = S;
+	r[0].rq.write = true;
+	r[0].rq.data_pending = true;
+	r[0].done_ns = FNBLK_NEVER;
+	fnblk_sched_submit(&h.s, &u, &r[0].rq, 0);
+	fnblk_sched_data_done(&h.s, &r[0].rq, 3 * MS);
+	is_u64(r[0].done_ns, FNBLK_NEVER, "data moved at 3 ms: not delivered before its service");
+	run_until(&h, 11 * MS);
+	at(r[0].done_ns, 10 * MS, 1, "a copy done early: delivered when served, S/B");
+
+	memset(&r[1], 0, sizeof(r[1]));
+	r[1].rq.bytes = S;
+	r[1].rq.write = true;
+	r[1].rq.data_pending = true;
+	r[1].done_ns = FNBLK_NEVER;
+	fnblk_sched_submit(&h.s, &u, &r[1].rq, 11 * MS);
+	run_until(&h, 25 * MS);		/* served at 20 ms, grace would end at 22 */
+	is_u64(r[1].done_ns, FNBLK_NEVER, "served but its data still moving: not delivered");
+	ok(u.active, "and its user stays active past the grace");
+	fnblk_sched_data_done(&h.s, &r[1].rq, 25 * MS);
+	is_u64(r[1].done_ns, 25 * MS, "delivered when its data are done");
+	submit(&h, &u, &r[2], S, 26 * MS);
+	run_until(&h, FNBLK_NEVER);
+	is_u64(u.activations, 1, "the next request, 1 ms later, is in the same period");
+	at(r[2].rq.leave_ns, 30 * MS, 2,
+	   "and resumes from its predecessor's service end (the copy's overrun is credited)");
+	is_u64(h.s.nr_inflight, 0, "nothing left in flight");
+
+	/* Unthrottled: the service is instant, the copy sets the delivery. */
+	p.bw = 0;
+	host_init(&h, &p);
+	fnblk_user_init(&u, 1);
+	memset(&r[0], 0, sizeof(r[0]));
+	r[0].rq.bytes = S;
+	r[0].rq.write = true;
+	r[0].rq.data_pending = true;
+	fnblk_sched_submit(&h.s, &u, &r[0].rq, 0);
+	fnblk_sched_data_done(&h.s, &r[0].rq, 3 * MS);
+	is_u64(r[0].done_ns, 3 * MS, "unthrottled: delivered when the copy ends");
+	submit(&h, &u, &r[1], S, 4 * MS);
+	run_until(&h, FNBLK_NEVER);
+	is_u64(u.activations, 1,
+	       "a copy longer than the grace does not split the user's activity");
+	is_u64(h.act[h.nr_act - 1].t, 6 * MS, "it leaves a grace after its last delivery");
 }
 
 static void test_fifo(void)
@@ -516,6 +637,9 @@ int main(void)
 	test_grace();
 	test_latency_not_credited();
 	test_grace_released();
+	test_grace_from_delivery();
+	test_latency_longer_than_grace();
+	test_data_join();
 	test_fifo();
 	test_weighted();
 	test_configure();
