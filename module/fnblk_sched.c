@@ -12,6 +12,19 @@
 /* Largest tag distance the exact due-time computation takes in one step. */
 #define VSTEP_MAX	0x80000000ULL
 
+/*
+ * V wraps (at the policy maxima after about a minute), so virtual times
+ * are compared by their difference: every live tag and V lie within 2^63
+ * units of one another (a request's demand is below 2^41 units, and V
+ * moves at most 2^62 units in the 20 s a user can stay active without a
+ * request in the bandwidth stage). Event times, in ns, never wrap; the
+ * same comparison holds for them.
+ */
+static bool before(u64 a, u64 b)
+{
+	return (long long)(a - b) < 0;
+}
+
 #define link_entry(ptr, type, member) \
 	((type *)((char *)(ptr) - __builtin_offsetof(type, member)))
 
@@ -54,7 +67,7 @@ static struct fnblk_hnode *heap_meld(struct fnblk_hnode *a,
 		return b;
 	if (!b)
 		return a;
-	if (b->key < a->key) {
+	if (before(b->key, a->key)) {
 		t = a;
 		a = b;
 		b = t;
@@ -109,22 +122,50 @@ static struct fnblk_hnode *heap_pop(struct fnblk_hnode **root)
 	return min;
 }
 
+/*
+ * The 128-bit products the core needs, exactly, with the compiler's
+ * 128-bit integers where it has them and from 32-bit halves where it does
+ * not (32-bit hosts; -DFNBLK_NO_INT128 tests that path on any host).
+ */
+#if defined(__SIZEOF_INT128__) && !defined(FNBLK_NO_INT128)
+#define FNBLK_INT128 1
+#endif
+
+/* a * b as hi:lo. */
+static void mul_64x64(u64 a, u64 b, u64 *hi, u64 *lo)
+{
+#ifdef FNBLK_INT128
+	__uint128_t prod = (__uint128_t)a * b;
+
+	*hi = (u64)(prod >> 64);
+	*lo = (u64)prod;
+#else
+	u64 a0 = (u32)a, a1 = a >> 32, b0 = (u32)b, b1 = b >> 32;
+	u64 p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0;
+	u64 mid = (p00 >> 32) + (u32)p01 + (u32)p10;
+
+	*lo = (mid << 32) | (u32)p00;
+	*hi = a1 * b1 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
+#endif
+}
+
 /* floor(a * b / c) for c > 0, saturating at ~0. */
 static u64 mul_div(u64 a, u64 b, u64 c)
 {
-	unsigned __int128 prod = (unsigned __int128)a * b;
-	u64 hi = (u64)(prod >> 64), lo = (u64)prod, q = 0, rem = hi;
+	u64 hi, lo, q = 0, rem;
 	bool carry;
 	int i;
 
+	mul_64x64(a, b, &hi, &lo);
 	if (!hi)
 		return lo / c;
 	if (hi >= c)
 		return FNBLK_NEVER;
-#ifndef __KERNEL__
+#if defined(FNBLK_INT128) && !defined(__KERNEL__)
 	/* Hosts with a 128-bit division routine get the same result faster. */
-	return (u64)(prod / c);
+	return (u64)((((__uint128_t)hi << 64) | lo) / c);
 #endif
+	rem = hi;
 	for (i = 63; i >= 0; i--) {
 		carry = rem >> 63;
 		rem = (rem << 1) | ((lo >> i) & 1);
@@ -172,18 +213,30 @@ static u64 sched_divisor(const struct fnblk_sched *s)
 	}
 }
 
-/* dV/dt = f(n) * B / W bytes per second, as V units per ns << RSHIFT. */
+/*
+ * dV/dt = f(n) * B / w bytes per second, as V units per ns << RSHIFT;
+ * 0 when it is below the core's resolution.
+ */
+static u64 rate_of(const struct fnblk_params *p, u32 n, u64 w)
+{
+	u64 f = fnblk_fn_value(&p->fn, n);
+	u64 shift = VSHIFT + RSHIFT - FNBLK_FN_SHIFT;
+
+	if (w <= FNBLK_NEVER / NSEC_PER_SECOND)
+		return mul_div(p->bw, f << shift, NSEC_PER_SECOND * w);
+	return mul_div(p->bw, f << shift, NSEC_PER_SECOND) / w;
+}
+
 static void update_rate(struct fnblk_sched *s)
 {
 	u32 n = s->p.policy == FNBLK_POLICY_FIFO ? 1 : s->nr_active;
-	u64 f = fnblk_fn_value(&s->p.fn, n), w = sched_divisor(s);
-	u64 shift = VSHIFT + RSHIFT - FNBLK_FN_SHIFT;
-	u64 rate;
+	u64 rate = rate_of(&s->p, n, sched_divisor(s));
 
-	if (w <= FNBLK_NEVER / NSEC_PER_SECOND)
-		rate = mul_div(s->p.bw, f << shift, NSEC_PER_SECOND * w);
-	else
-		rate = mul_div(s->p.bw, f << shift, NSEC_PER_SECOND) / w;
+	/*
+	 * fnblk_params_check() refuses settings whose rate would fall below
+	 * the resolution for n up to FNBLK_FN_MAX equal users; beyond that,
+	 * or with extreme weights, the rate is held at its smallest value.
+	 */
 	s->rate = rate ? rate : 1;
 }
 
@@ -194,37 +247,50 @@ static void update_rate(struct fnblk_sched *s)
  */
 static void advance(struct fnblk_sched *s, u64 t)
 {
-	u64 dt, acc;
-	unsigned __int128 v;
+	u64 dt, hi, lo;
 
 	if (t <= s->now)
 		return;
 	dt = t - s->now;
 	if (s->nr_active && s->p.bw) {
-		v = (unsigned __int128)s->rate * dt + s->vfrac;
-		acc = (u64)(v >> RSHIFT);
-		s->vtime += acc;
-		s->vfrac = (u64)v & ((1ULL << RSHIFT) - 1);
+		/* V += (rate * dt + vfrac) >> RSHIFT, keeping the fraction. */
+		mul_64x64(s->rate, dt, &hi, &lo);
+		lo += s->vfrac;
+		hi += lo < s->vfrac;
+		s->vtime += (hi << (64 - RSHIFT)) | (lo >> RSHIFT);
+		s->vfrac = lo & ((1ULL << RSHIFT) - 1);
 	}
 	s->n_hist[fnblk_nhist_bin(s->nr_active)] += dt;
 	s->n_time_sum += (u64)s->nr_active * dt;
 	s->now = t;
 }
 
-/* When the head with the smallest tag finishes at the current rate. */
+/* The head with the smallest tag has been served. */
+static bool head_served(const struct fnblk_sched *s)
+{
+	return !s->p.bw || !before(s->vtime, s->flows->key);
+}
+
+/*
+ * When the head with the smallest tag finishes at the current rate, at
+ * most FNBLK_TIME_MAX (a time the kernel's ktime can hold).
+ */
 static u64 service_due(const struct fnblk_sched *s)
 {
-	u64 d, need;
+	u64 d, step;
 
 	if (!s->flows)
 		return FNBLK_NEVER;
-	if (!s->p.bw || s->flows->key <= s->vtime)
+	if (head_served(s))
 		return s->now;
 	d = s->flows->key - s->vtime;
 	if (d >= VSTEP_MAX)	/* wake early and look again */
-		return s->now + (VSTEP_MAX << RSHIFT) / s->rate;
-	need = (d << RSHIFT) - s->vfrac;
-	return s->now + (need + s->rate - 1) / s->rate;
+		step = (VSTEP_MAX << RSHIFT) / s->rate;
+	else
+		step = ((d << RSHIFT) - s->vfrac + s->rate - 1) / s->rate;
+	if (s->now >= FNBLK_TIME_MAX || step > FNBLK_TIME_MAX - s->now)
+		return FNBLK_TIME_MAX;
+	return s->now + step;
 }
 
 static u64 grace_due(const struct fnblk_sched *s)
@@ -347,7 +413,7 @@ static void finish_heads(struct fnblk_sched *s)
 	struct fnblk_flow *flow;
 	struct fnblk_req *rq, *next;
 
-	while (s->flows && (!s->p.bw || s->flows->key <= s->vtime)) {
+	while (s->flows && head_served(s)) {
 		flow = link_entry(heap_pop(&s->flows), struct fnblk_flow, hnode);
 		rq = link_entry(flow->queue.next, struct fnblk_req, link);
 		link_del(&rq->link);
@@ -450,18 +516,24 @@ static void enqueue(struct fnblk_sched *s, struct fnblk_req *rq, bool resume)
 	u64 demand = (rq->bytes + s->p.overhead) << VSHIFT;
 
 	flow = s->p.policy == FNBLK_POLICY_FIFO ? &s->fifo : &u->flow;
+	/* Rounded up: a heavy user's small request still costs service. */
 	if (s->p.policy == FNBLK_POLICY_WEIGHTED)
-		demand /= u->weight;
+		demand = (demand + u->weight - 1) / u->weight;
 	rq->flow = flow;
 	u->nr_queued++;
 	if (!flow->nr_queued) {
 		u64 start = s->vtime;
 
 		if (resume) {
-			start = flow->tail_tag > u->done_vtime ?
-				flow->tail_tag : u->done_vtime;
-			if (start > s->vtime)
-				start = s->vtime;
+			/*
+			 * Both lie behind V (nothing of u is in the bandwidth
+			 * stage): start from the one closer to V.
+			 */
+			u64 since_tail = s->vtime - flow->tail_tag;
+			u64 since_done = s->vtime - u->done_vtime;
+
+			start = s->vtime - (since_tail < since_done ?
+					    since_tail : since_done);
 		}
 		rq->start_ns = s->now;
 		rq->tag = start + demand;
@@ -687,6 +759,19 @@ int fnblk_params_check(const struct fnblk_params *p, const char **err)
 	for (i = 0; i < p->fn.nr; i++) {
 		if (!p->fn.val[i] || p->fn.val[i] > FNBLK_FN_VAL_MAX) {
 			*err = "f(n) values must be in (0, 1024]";
+			return -FNBLK_EINVAL;
+		}
+	}
+	/*
+	 * The per-user rate f(n)B/n must stay above the core's resolution
+	 * (about 0.001 byte/s) for every n up to FNBLK_FN_MAX: below it,
+	 * service times lose all precision (and once ran the timer into the
+	 * past).
+	 */
+	for (i = 1; p->bw && i <= FNBLK_FN_MAX; i++) {
+		if (!rate_of(p, i, p->policy == FNBLK_POLICY_FIFO ? 1 : i)) {
+			*err =
+			"bw x f(n) / n < 0.001 B/s per user for an n <= 1024: raise bw or f(n)";
 			return -FNBLK_EINVAL;
 		}
 	}

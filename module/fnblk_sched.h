@@ -41,6 +41,8 @@ typedef __UINT64_TYPE__ u64;
 #include "../uapi/linux/fnblk.h"
 
 #define FNBLK_NEVER		((u64)~0ULL)
+/* Latest time the core names for an event (the kernel's KTIME_MAX). */
+#define FNBLK_TIME_MAX		((u64)0x7fffffffffffffffULL)
 #define FNBLK_DEFAULT_BW	104857600ULL	/* 100 MiB/s */
 /*
  * A synchronous writer leaves a gap between one request leaving the

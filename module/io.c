@@ -71,7 +71,9 @@ static void fnblk_io_arm_locked(struct fnblk_dev *dev)
 	if (hrtimer_is_queued(&dev->timer) &&
 	    ktime_to_ns(hrtimer_get_expires(&dev->timer)) <= next)
 		return;
-	hrtimer_start(&dev->timer, ns_to_ktime(next), HRTIMER_MODE_ABS_SOFT);
+	/* The core names no time past KTIME_MAX; never let one wrap. */
+	hrtimer_start(&dev->timer, ns_to_ktime(min_t(u64, next, KTIME_MAX)),
+		      HRTIMER_MODE_ABS_SOFT);
 }
 
 void fnblk_io_run_locked(struct fnblk_dev *dev, u64 now)

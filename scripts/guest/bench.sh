@@ -15,7 +15,9 @@ modprobe fnblk nr_devices=0
 
 fnblk-bench share "$max_n"
 
-echo "# share ratio: QD16 writer over QD1 writer, 64 KiB direct writes, 32 MiB/s"
+fnblk-bench sync
+
+echo "# share ratio: QD16 writer over QD1 writer, direct writes, 32 MiB/s"
 fnblk-bench qd fnblk
 modprobe null_blk nr_devices=1 queue_mode=2 memory_backed=1 mbps=32 gb=1
 fnblk-bench qd /dev/nullb0

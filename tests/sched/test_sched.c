@@ -149,8 +149,8 @@ static void power_together(void)
 
 	fnblk_fn_parse("power:0.5", &fn, &why);
 	f2 = fnblk_fn_value(&fn, 2);
-	want = (uint64_t)((unsigned __int128)2 * S * 1000000000ULL *
-			  FNBLK_FN_ONE / (f2 * BW));
+	want = (uint64_t)(2.0L * S * 1000000000ULL * FNBLK_FN_ONE /
+			  ((long double)f2 * BW));
 	two_together("power:0.5", want, "power:0.5: 2S/(sqrt(2)B)");
 }
 
@@ -627,6 +627,115 @@ static void test_nhist_bins(void)
 	       "huge n lands in the last bin");
 }
 
+/*
+ * Issue 10, item 2: when the per-user rate floors to its smallest value and
+ * a head is far away, the next event was now + 2^63, which the kernel's
+ * ktime turns negative: the timer re-armed in the past for ever. Such a
+ * configuration is refused, and the core never names a time past
+ * FNBLK_TIME_MAX even when it is forced on it.
+ */
+static void test_rate_floor(void)
+{
+	struct fnblk_params p = params(1024, "table:0.00002");
+	struct fnblk_user u[9];
+	struct host_req r[9];
+	const char *why = NULL;
+	struct host h;
+	unsigned int i;
+	u64 next;
+
+	p.overhead = 8 << 20;
+	p.grace_ns = 2 * MS;
+	ok(fnblk_params_check(&p, &why) == -FNBLK_EINVAL && why,
+	   "bw 1 KiB/s with f = 0.00002: refused (%s)", why ? why : "accepted");
+	host_init(&h, &p);
+	for (i = 0; i < 9; i++) {
+		fnblk_user_init(&u[i], i);
+		submit(&h, &u[i], &r[i], 4096, 0);
+	}
+	next = fnblk_sched_next_event(&h.s);
+	ok(next <= FNBLK_TIME_MAX,
+	   "forced on the core, 9 writers: the next event is a valid time (%llu)",
+	   (unsigned long long)next);
+	p = params(100 << 20, "power:-2");
+	why = NULL;
+	ok(fnblk_params_check(&p, &why) == 0,
+	   "a collapsing f at a usual bandwidth is accepted (%s)", why ? why : "ok");
+}
+
+/*
+ * Issue 10, item 5: under weighted a request's demand per unit weight was
+ * truncated, to 0 for weights above 256 * (bytes + overhead): such a user
+ * was served for free. Rounded up, a request is never served faster than
+ * the device's whole rate.
+ */
+static void test_weighted_rounds_up(void)
+{
+	struct fnblk_params p = params(BW, "constant");
+	struct fnblk_user u;
+	struct host_req r;
+	struct host h;
+
+	p.policy = FNBLK_POLICY_WEIGHTED;
+	host_init(&h, &p);
+	fnblk_user_init(&u, 1);
+	fnblk_sched_set_weight(&h.s, &u, 1000000, 0);
+	submit(&h, &u, &r, 512, MS);
+	run_until(&h, FNBLK_NEVER);
+	ok(r.rq.leave_ns - MS >= 512 * 1000000000ULL / BW,
+	   "weight 10^6, 512 bytes: served no faster than B (%llu ns, want >= %llu)",
+	   (unsigned long long)(r.rq.leave_ns - MS),
+	   (unsigned long long)(512 * 1000000000ULL / BW));
+	ok(r.rq.leave_ns - MS <= 100000,
+	   "and within one V unit of it (%llu ns)",
+	   (unsigned long long)(r.rq.leave_ns - MS));
+}
+
+/*
+ * Issue 10, item 9: at the policy maxima (1 TiB/s, f = 1024) V grows by
+ * 2^58 units per second and wraps after 64 s. A user kept active by small
+ * writes within its grace carries V there; a large request whose tag lands
+ * past the wrap must still be served for its whole demand.
+ */
+static void test_vtime_wrap(void)
+{
+	struct fnblk_params p = params(FNBLK_BW_MAX, "table:1024");
+	struct fnblk_user keep, big;
+	struct host_req ka, r;
+	long double rate, demand, left;
+	struct host h;
+	u64 t = 0, want;
+
+	p.grace_ns = 10000 * MS;
+	p.overhead = 1 << 30;
+	host_init(&h, &p);
+	fnblk_user_init(&keep, 1);
+	fnblk_user_init(&big, 2);
+	/* Demand of the big request, in V units, at n = 2. */
+	demand = (4096.0L + p.overhead) * 256;
+	for (;;) {
+		submit(&h, &keep, &ka, 1, t);
+		run_until(&h, t + MS);
+		rate = (long double)h.s.rate / 4294967296.0L;	/* V per ns */
+		left = 18446744073709551616.0L - (long double)h.s.vtime;
+		if (left / rate < 5000.0L * MS)
+			break;
+		t += 5000 * MS;
+	}
+	/* Submit when V is half the big request's demand short of the wrap. */
+	t = h.s.now + (u64)((left - demand / 4) / rate);
+	run_until(&h, t);
+	ok(keep.activations == 1 && h.s.vtime > ~0ULL - (u64)demand,
+	   "V ran %.1f s at 2^58 units/s up to just short of its wrap",
+	   h.s.now / 1e9);
+	submit(&h, &big, &r, 4096, t);
+	run_until(&h, FNBLK_NEVER);
+	/* Two users share f(2)B = 1024 TiB/s: the big one gets half. */
+	want = (u64)((4096.0L + p.overhead) * 2 * 1e9L / (1024.0L * FNBLK_BW_MAX));
+	at(r.rq.leave_ns - t, want, 3,
+	   "a tag past the wrap is served for its whole demand");
+}
+
 int main(void)
 {
 	test_alone();
@@ -647,5 +756,8 @@ int main(void)
 	test_fn();
 	test_params_check();
 	test_nhist_bins();
+	test_rate_floor();
+	test_weighted_rounds_up();
+	test_vtime_wrap();
 	return tap_done();
 }

@@ -7,13 +7,17 @@
  * and a test of the same property agree on what was measured.
  *
  *   share [MAX_N]        aggregate and per-user rate vs f(n)*B/n, n=1..MAX_N
- *   qd PATH|fnblk        bytes of a QD16 writer over a QD1 writer on PATH
+ *   sync                 one synchronous writer against f(1)*B, own writer
+ *                        and fio psync, 4 KiB to 1 MiB, store memory and none
+ *   qd PATH|fnblk        rate of a QD16 writer over a QD1 writer on PATH,
+ *                        64 KiB and 1 MiB, own writers and fio
  *   latency              p50/p99 of per-I/O time minus the configured latency
  *   iops PATH|fnblk...   unthrottled 4 KiB random-write IOPS, devices alternating
  *   cost [MAX_N]         time per 4 KiB write with MAX_N users active
  */
 #include "../../selftests/fnblk/fnblk_test.h"
 
+#include <jansson.h>
 #include <math.h>
 
 #define BENCH_DEV "fnblk20"
@@ -125,32 +129,154 @@ static void bench_share(int max_n)
 }
 
 /*
- * A QD16 and a QD1 writer side by side on any block device for 6 s, rates
- * from what each writer completed inside the window (see run_writers).
+ * Run fio with the given job options (two jobs at most) and its JSON
+ * output; the write rate of each job in bytes/s, as fio reports it (its
+ * ramp_time excluded). 0 on success.
  */
-static void bench_qd(const char *path)
+static int fio_rates(const char *opts, double *rate, size_t nr)
+{
+	char cmd[1024], *out = NULL, *json;
+	size_t len = 0, got;
+	json_error_t jerr;
+	json_t *root, *jobs, *bw;
+	FILE *f;
+	size_t i;
+	int ret = -1;
+
+	snprintf(cmd, sizeof(cmd),
+		 "fio --output-format=json --direct=1 --rw=write --time_based --runtime=8 --ramp_time=2 %s",
+		 opts);
+	f = popen(cmd, "r");
+	if (!f)
+		die("fio");
+	do {
+		out = realloc(out, len + 65536);
+		if (!out)
+			die("memory");
+		got = fread(out + len, 1, 65536, f);
+		len += got;
+	} while (got);
+	out[len] = 0;
+	if (pclose(f))
+		fprintf(stderr, "fnblk-bench: fio failed: %s\n", cmd);
+	/* fio may print notes before its JSON. */
+	json = strchr(out, '{');
+	root = json ? json_loads(json, JSON_DISABLE_EOF_CHECK, &jerr) : NULL;
+	jobs = json_object_get(root, "jobs");
+	if (json_array_size(jobs) >= nr) {
+		for (i = 0; i < nr; i++) {
+			bw = json_object_get(json_object_get(json_array_get(jobs, i),
+							     "write"), "bw_bytes");
+			rate[i] = json_is_number(bw) ? json_number_value(bw) : 0;
+		}
+		ret = 0;
+	} else {
+		fprintf(stderr, "fnblk-bench: no fio results from: %s\n", cmd);
+	}
+	json_decref(root);
+	free(out);
+	return ret;
+}
+
+static const char *const store_name[] = { "memory", "none" };
+
+/*
+ * One synchronous writer (QD1 direct writes) on a device with B = 32 MiB/s
+ * and f = constant: its rate against f(1)*B, for the selftests' writer
+ * (6 s, rates from the middle 65 %) and fio psync (8 s after 2 s of ramp).
+ */
+static void bench_sync(void)
+{
+	static const uint32_t sizes[] = { 4096, 65536, 1048576 };
+	const double bw = 32.0 * MiB;
+	const uint64_t dur = 6000000000ULL;
+	struct wspec ws = { .path = BENCH_PATH, .qd = 1, .fill = 0x5c };
+	struct wres res;
+	char opts[256];
+	double own, fio;
+	int st;
+	unsigned int k;
+
+	printf("# sync: one QD1 direct writer, B = 32 MiB/s, f = constant, grace default\n");
+	printf("%8s %8s %12s %9s %12s %9s\n", "store", "bs", "own MiB/s",
+	       "of f(1)B", "fio MiB/s", "of f(1)B");
+	for (st = 0; st < 2; st++) {
+		for (k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+			bench_dev(&DEV_CFG(.name = BENCH_DEV, .bw = (uint64_t)bw,
+					   .store = st));
+			ws.bs = sizes[k];
+			if (run_writers(&ws, 1, &res, dur))
+				die("writer failed");
+			own = wres_win_rate(&res, dur);
+			snprintf(opts, sizeof(opts),
+				 "--name=sync --filename=%s --ioengine=psync --bs=%u --size=64M",
+				 BENCH_PATH, sizes[k]);
+			if (fio_rates(opts, &fio, 1))
+				fio = 0;
+			printf("%8s %7uK %12.3f %8.2f%% %12.3f %8.2f%%\n",
+			       store_name[st], sizes[k] / 1024, own / MiB,
+			       100 * own / bw, fio / MiB, 100 * fio / bw);
+			fflush(stdout);
+		}
+	}
+	dev_del(&nl, BENCH_DEV);
+}
+
+/*
+ * A QD16 and a QD1 writer side by side on any block device: the
+ * selftests' writers for 6 s (rates from the middle 65 % of the run) and
+ * fio (libaio iodepth 16 beside psync, 8 s after 2 s of ramp). On fnblk,
+ * B = 32 MiB/s, anon, with store memory and none.
+ */
+static void bench_qd_one(const char *path, const char *label, uint32_t bs)
 {
 	const uint64_t dur = 6000000000ULL;
 	struct wspec ws[2] = {
-		{ .offset = 0, .bs = 65536, .qd = 16, .fill = 0x16 },
-		{ .offset = 64 * MiB, .bs = 65536, .qd = 1, .fill = 0x01 },
+		{ .path = path, .offset = 0, .bs = bs, .qd = 16, .fill = 0x16 },
+		{ .path = path, .offset = 64 * MiB, .bs = bs, .qd = 1,
+		  .fill = 0x01 },
 	};
 	struct wres res[2];
-	double qd16, qd1;
+	double qd16, qd1, fio[2];
+	char opts[512];
 
-	if (!strcmp(path, "fnblk")) {
-		bench_dev(&DEV_CFG(.name = BENCH_DEV, .bw = 32 * MiB,
-				   .grace_ns = 50000000));
-		path = BENCH_PATH;
-	}
-	ws[0].path = ws[1].path = path;
 	if (run_writers(ws, 2, res, dur))
 		die("writers failed");
 	qd16 = wres_win_rate(&res[0], dur);
 	qd1 = wres_win_rate(&res[1], dur);
-	printf("qd %s: QD16 %.2f MiB/s, QD1 %.2f MiB/s, ratio %.3f\n", path,
-	       qd16 / MiB, qd1 / MiB, qd16 / qd1);
-	if (!strcmp(path, BENCH_PATH))
+	snprintf(opts, sizeof(opts),
+		 "--filename=%s --bs=%u --size=64M --name=qd16 --ioengine=libaio --iodepth=16 --offset=0 --name=qd1 --ioengine=psync --offset=64M",
+		 path, bs);
+	if (fio_rates(opts, fio, 2))
+		fio[0] = fio[1] = 0;
+	printf("%-10s %6uK %9.2f %9.2f %7.3f %9.2f %9.2f %7.3f\n", label,
+	       bs / 1024, qd16 / MiB, qd1 / MiB, qd16 / qd1, fio[0] / MiB,
+	       fio[1] / MiB, fio[1] > 0 ? fio[0] / fio[1] : 0);
+	fflush(stdout);
+}
+
+static void bench_qd(const char *path)
+{
+	static const uint32_t sizes[] = { 65536, 1048576 };
+	char label[64];
+	unsigned int k;
+	int st;
+
+	printf("%-10s %7s %9s %9s %7s %9s %9s %7s\n", "device", "bs",
+	       "QD16", "QD1", "ratio", "fio QD16", "fio QD1", "ratio");
+	for (k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		if (strcmp(path, "fnblk")) {
+			bench_qd_one(path, path, sizes[k]);
+			continue;
+		}
+		for (st = 0; st < 2; st++) {
+			bench_dev(&DEV_CFG(.name = BENCH_DEV, .bw = 32 * MiB,
+					   .store = st));
+			snprintf(label, sizeof(label), "fnblk/%s", store_name[st]);
+			bench_qd_one(BENCH_PATH, label, sizes[k]);
+		}
+	}
+	if (!strcmp(path, "fnblk"))
 		dev_del(&nl, BENCH_DEV);
 }
 
@@ -331,7 +457,7 @@ static void bench_cost(int max_n)
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: fnblk-bench share [MAX_N] | qd PATH|fnblk | latency | iops PATH|fnblk... | cost [MAX_N]\n");
+		"usage: fnblk-bench share [MAX_N] | sync | qd PATH|fnblk | latency | iops PATH|fnblk... | cost [MAX_N]\n");
 	exit(2);
 }
 
@@ -346,6 +472,8 @@ int main(int argc, char **argv)
 		die("fnblk module or netlink family missing");
 	if (!strcmp(cmd, "share"))
 		bench_share(max_n > 0 ? max_n : 64);
+	else if (!strcmp(cmd, "sync"))
+		bench_sync();
 	else if (!strcmp(cmd, "qd") && argc == 3)
 		bench_qd(argv[2]);
 	else if (!strcmp(cmd, "latency"))
