@@ -43,7 +43,7 @@ static const struct keyword keywords[] = {
 	{ "users", FNBLK_A_USERS, USERS, "U",
 	  "Which requests count in n: all, or writes only." },
 	{ "grace", FNBLK_A_GRACE_NS, DURATION, "DUR",
-	  "How long a user with nothing queued still counts in n." },
+	  "How long a user with nothing in flight still counts in n, from its last completion." },
 	{ "store", FNBLK_A_STORE, STORE, "S",
 	  "memory (pages allocated on first write) or none (writes "
 	  "discarded, reads return zeros)." },

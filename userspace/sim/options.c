@@ -204,8 +204,8 @@ const struct cli_option sim_device_cli_options[] = {
 		   "share is served"),
 	SIM_OPTION("overhead", "SIZE", "service demand added to every "
 		   "request"),
-	SIM_OPTION("grace", "DUR", "how long a user with nothing queued "
-		   "still counts in n"),
+	SIM_OPTION("grace", "DUR", "how long a user with nothing in flight "
+		   "still counts in n, from its last completion"),
 	SIM_OPTION("policy", "P", "anon (equal split), fifo (one request at "
 		   "a time) or weighted"),
 	SIM_OPTION("users", "U", "which requests count in n: all or writes"),
