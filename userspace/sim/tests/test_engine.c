@@ -146,6 +146,36 @@ static void test_qd_latency(void)
 			    "qd 2: the next request is queued, only the last latency shows");
 }
 
+/*
+ * A latency longer than the grace: the job waits for each completion and
+ * stays counted in n all along (the grace runs from the completion), so
+ * its write is one activity period, n = 1 from its start to a grace after
+ * its end, as the module counts it.
+ */
+static void test_latency_keeps_user_active(void)
+{
+	static const char *const opts[][2] = {
+		{ "jobs", "1" }, { "cycles", "1" }, { "compute", "1s" },
+		{ "size", "4MiB" }, { "bw", "1MiB/s" }, { "bs", "1MiB" },
+		{ "latency", "5ms" }, { "grace", "2ms" }, { "qd", "1" },
+		{ NULL, NULL }
+	};
+	struct log l;
+	struct sim_result res;
+	const struct fnblk_event *ev;
+	/* Each resume may start up to 1 ns early (V's fraction is credited). */
+	uint64_t end = SEC + 4 * (SEC + 5 * MS) - 4;
+
+	if (!ok(!simulate(opts, &l, &res), "latency 5 ms, grace 2 ms simulated"))
+		return;
+	ev = find(&l, 0, 0);
+	if (!ok(ev != NULL, "the write was recorded"))
+		return;
+	at(ev->end_ns, end, 8, "every request pays service and latency");
+	at(res.n_time_sum, ev->end_ns + 2 * MS - SEC, 0,
+	   "n = 1 from the write's start to a grace after its end");
+}
+
 /* Power cap: P jobs' worth of power shared by m computing jobs. */
 static void test_power_cap(void)
 {
@@ -352,6 +382,7 @@ int main(void)
 {
 	test_sync_pair();
 	test_qd_latency();
+	test_latency_keeps_user_active();
 	test_power_cap();
 	test_heterogeneous();
 	test_duration();
