@@ -255,7 +255,6 @@ static void fnblk_io_submit_inline(struct fnblk_dev *dev, struct bio *bio)
 	gfp_t gfp = fnblk_io_gfp(bio);
 	struct fnblk_io on_stack, *io = &on_stack;
 	struct fnblk_dev_user *u;
-	u64 now;
 
 	fnblk_io_copy(dev, bio, gfp);
 	spin_lock_bh(&dev->lock);
@@ -275,9 +274,9 @@ static void fnblk_io_submit_inline(struct fnblk_dev *dev, struct bio *bio)
 		}
 	}
 	fnblk_io_prepare(io, bio, io == &on_stack);
-	now = ktime_get_ns();
-	fnblk_io_enqueue_locked(dev, u, io, now);
-	fnblk_io_data_done_locked(dev, io, now);
+	io->rq.data_pending = false;	/* moved already: delivered at once */
+	fnblk_io_enqueue_locked(dev, u, io, ktime_get_ns());
+	fnblk_io_arm_locked(dev);
 	fnblk_io_unlock(dev);
 }
 
