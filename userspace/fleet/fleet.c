@@ -21,7 +21,7 @@
 #include "../lib/fleet.h"
 #include "../lib/stats.h"
 #include "../lib/units.h"
-#include "cgroup.h"
+#include "../lib/interrupt.h"
 #include "ckpt.h"
 #include "compute.h"
 #include "run.h"
@@ -78,7 +78,8 @@ static const struct cli_option io_options[] = {
 		  "the previous one removed once the new one is durable" },
 	{ .name = "cgroup", .arg = "NAME", .type = CLI_STRING, .var = &r.cgroup,
 	  .help = "each job in /sys/fs/cgroup/NAME/job-NNNN (cgroup v2), "
-		  "removed at the end" },
+		  "removed at the end, also when the fleet is interrupted; a job "
+		  "killed by the OOM killer is reported as such" },
 	{ .name = "memory-max", .arg = "SIZE", .type = CLI_SIZE,
 	  .var = &r.memory_max, .dflt = "none",
 	  .help = "with --cgroup: memory.max of each job's group" },
@@ -271,8 +272,13 @@ int main(int argc, char **argv)
 		cli_error(&prog, "%s", err);
 		return 1;
 	}
-	if (r.cgroup && fleet_cgroup_create(r.cgroup, r.cfg.jobs, r.memory_max,
-					    err, sizeof(err))) {
+	/* From here an interruption stops the jobs and removes the groups. */
+	if (fnblk_interrupt_init()) {
+		cli_error(&prog, "signals: %s", strerror(errno));
+		return 1;
+	}
+	if (r.cgroup && fnblk_cgroup_create(&r.cgset, r.cgroup, r.cfg.jobs, 0,
+					    r.memory_max, err, sizeof(err))) {
 		cli_error(&prog, "cgroup: %s", err);
 		return 1;
 	}
@@ -305,13 +311,18 @@ out:
 		cli_error(&prog, "%s: %s", r.jsonl_path, strerror(errno));
 		ret = 1;
 	}
-	if (r.cgroup)
-		fleet_cgroup_remove(r.cgroup, r.cfg.jobs);
+	if (fnblk_cgroup_remove(&r.cgset))
+		ret = 1;
 	compute_shared_destroy(r.shared);
 	fnblk_events_free(&r.ev);
 	fnblk_events_free(&r.user);
 	fleet_config_free(&r.cfg);
 	free(r.plan);
 	free(r.solo_ns);
+	if (fnblk_interrupted()) {
+		cli_warn(&prog, "interrupted: jobs stopped%s",
+			 r.cgroup ? ", cgroups removed" : "");
+		fnblk_interrupt_reraise();
+	}
 	return ret;
 }

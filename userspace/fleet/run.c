@@ -9,15 +9,17 @@
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
+#include <limits.h>
 #include <inttypes.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
-#include "cgroup.h"
+#include "../lib/interrupt.h"
 #include "params.h"
 #include "run.h"
 
@@ -40,7 +42,8 @@ static void job_main(struct fleet_run *r, unsigned int job, int out,
 	struct ckpt_writer *w;
 	char err[256];
 
-	if (r->cgroup && fleet_cgroup_enter(r->cgroup, job, err, sizeof(err)))
+	fnblk_interrupt_child();
+	if (r->cgroup && fnblk_cgroup_enter(&r->cgset, job, err, sizeof(err)))
 		job_fail(job, err);
 	if (ckpt_open(&w, &r->io, job, r->region, err, sizeof(err)))
 		job_fail(job, err);
@@ -104,7 +107,12 @@ static int collect(struct fleet_run *r, int in, struct outputs *o)
 		struct fnblk_event ev;
 		ssize_t n;
 
-		if (poll(&pfd, 1, 500) < 0 && errno != EINTR)
+		struct timespec tick = { 0, 500000000 };
+
+		if (ppoll(&pfd, 1, &tick, fnblk_interrupt_waitmask()) < 0 &&
+		    errno != EINTR)
+			return -1;
+		if (fnblk_interrupted())
 			return -1;
 		if (show)
 			progress(r, expected, false);
@@ -136,21 +144,29 @@ static int collect(struct fleet_run *r, int in, struct outputs *o)
 
 static int start_outputs(struct fleet_run *r, struct outputs *o);
 
-/* Wait for one ready byte per job; false if a job died during set-up. */
-static bool all_ready(int ready, unsigned int jobs)
+/* Say how a job that did not finish cleanly ended; true if it did not. */
+static bool job_failed(const struct fleet_run *r, unsigned int job,
+		       int status, const struct fnblk_memory_events *before,
+		       bool stopped)
 {
-	unsigned int got = 0;
-	char buf[256];
+	struct fnblk_memory_events after;
+	bool have = false, oom;
+	char dir[PATH_MAX], why[256];
 
-	while (got < jobs) {
-		ssize_t n = read(ready, buf, sizeof(buf));
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return false;
-		got += n;
+	if (WIFEXITED(status) && !WEXITSTATUS(status))
+		return false;
+	if (r->cgroup) {
+		fnblk_cgroup_job_dir(&r->cgset, job, dir, sizeof(dir));
+		have = !fnblk_cgroup_memory_events(dir, &after);
 	}
+	/* Jobs we stopped ourselves (interrupt, failed start) need no word. */
+	if (!(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM &&
+	      (fnblk_interrupted() || stopped)) &&
+	    !(WIFEXITED(status) && WEXITSTATUS(status) == 1))
+		fprintf(stderr, PROG ": job %u: %s\n", job,
+			fnblk_describe_exit(status, have ? before : NULL,
+					    have ? &after : NULL, &oom, why,
+					    sizeof(why)));
 	return true;
 }
 
@@ -168,12 +184,21 @@ int run_fleet(struct fleet_run *r, struct outputs *o)
 {
 	unsigned int j, started = 0;
 	pid_t *pids = calloc(r->cfg.jobs, sizeof(*pids));
+	struct fnblk_memory_events *events0 = calloc(r->cfg.jobs, sizeof(*events0));
 	int ev[2], ready[2], go[2], ret = 0, status;
+	char dir[PATH_MAX];
+	bool stopped;
 
-	if (!pids || pipe(ev) || pipe(ready) || pipe(go)) {
+	if (!pids || !events0 || pipe(ev) || pipe(ready) || pipe(go)) {
 		fprintf(stderr, PROG ": %s\n", strerror(errno));
 		free(pids);
+		free(events0);
 		return 1;
+	}
+	/* memory.events before, to tell an OOM kill from another SIGKILL. */
+	for (j = 0; r->cgroup && j < r->cfg.jobs; j++) {
+		fnblk_cgroup_job_dir(&r->cgset, j, dir, sizeof(dir));
+		fnblk_cgroup_memory_events(dir, &events0[j]);
 	}
 	/* Jobs inherit stdio buffers: empty them so nothing is written twice. */
 	fflush(NULL);
@@ -195,7 +220,7 @@ int run_fleet(struct fleet_run *r, struct outputs *o)
 	close(ev[1]);
 	close(ready[1]);
 	close(go[0]);
-	if (!ret && !all_ready(ready[0], r->cfg.jobs)) {
+	if (!ret && fnblk_wait_bytes(ready[0], r->cfg.jobs)) {
 		fprintf(stderr, PROG ": a job failed to start\n");
 		ret = 1;
 	}
@@ -210,18 +235,22 @@ int run_fleet(struct fleet_run *r, struct outputs *o)
 	close(go[1]);
 	close(ready[0]);
 	if (!ret && collect(r, ev[0], o)) {
-		fprintf(stderr, PROG ": collecting events: %s\n", strerror(errno));
+		if (!fnblk_interrupted())
+			fprintf(stderr, PROG ": collecting events: %s\n", strerror(errno));
 		ret = 1;
 	}
 	close(ev[0]);
+	stopped = ret;
 	for (j = 0; j < started; j++) {
-		if (ret)
+		if (stopped)
 			kill(pids[j], SIGTERM);
-		if (waitpid(pids[j], &status, 0) < 0 || !WIFEXITED(status) ||
-		    WEXITSTATUS(status))
+		while (waitpid(pids[j], &status, 0) < 0 && errno == EINTR)
+			;
+		if (job_failed(r, j, status, &events0[j], stopped))
 			ret = 1;
 	}
 	free(pids);
+	free(events0);
 	return ret;
 }
 

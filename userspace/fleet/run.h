@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "../lib/cgroup.h"
 #include "../lib/events.h"
 #include "../lib/fleet.h"
 #include "ckpt.h"
@@ -22,7 +23,8 @@ struct fleet_run {
 	struct fleet_job *plan;
 	struct ckpt_opts io;
 	struct compute_opts comp;
-	const char *cgroup;
+	const char *cgroup;		/* --cgroup NAME */
+	struct fnblk_cgroup_set cgset;	/* its groups, once made */
 	uint64_t memory_max;
 	const char *csv_path;
 	const char *jsonl_path;
