@@ -16,6 +16,8 @@
 # make dkms-add                          copy the module sources to
 #                                        /usr/src/fnblk-<ver>, dkms add
 # make lint                              checkpatch --strict + sparse
+# make check-deps                        do the packages install-deps
+#                                        installs provide all the sources use?
 # make check [KERNELS="6.1 6.12"]        every test: host, then VMs
 # make demo                              checkpoint fleet on fnblk in a VM
 # See Documentation/build.rst.
@@ -54,7 +56,8 @@ KSFT_INSTALL := $(BUILD)/kselftest
 LINT_FILES = $(wildcard module/*.c module/*.h) uapi/linux/fnblk.h
 
 .PHONY: all modules userspace root selftests kernel-tools install \
-	install-module install-userspace dkms-add lint checkpatch sparse check demo \
+	install-module install-userspace dkms-add lint checkpatch sparse \
+	check-deps check demo \
 	clean help $(KVERS:%=module-%) $(KVERS:%=sparse-%)
 
 all: modules userspace root selftests
@@ -150,6 +153,9 @@ $(KVERS:%=sparse-%): sparse-%:
 		echo "sparse: $*: warnings above (full log $$log)" >&2; exit 1; \
 	fi; \
 	echo "  SPARSE  $*: clean"
+
+check-deps:
+	scripts/check-deps
 
 check:
 	scripts/check
