@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
-"""What Makefiles use: pkg-config modules, -l libraries, the programs of
-their recipes and $(shell ...) calls.
+"""What Makefiles use: pkg-config modules, -l libraries (and what -m32
+needs), the programs of their recipes and $(shell ...) calls.
 
 Make variables are expanded with every value the Makefile (and the .mk
 files it includes) assigns them, whatever the conditionals around the
@@ -19,6 +19,10 @@ ASSIGN = re.compile(r'^\s*(?:override\s+|export\s+)*([A-Za-z0-9_.-]+)\s*'
 INCLUDE = re.compile(r'^\s*-?include\s+(.*)$')
 RULE = re.compile(r'^[^\s=#][^=]*?:(?!=)')
 LIBRARY = re.compile(r'(?:^|\s)-l([A-Za-z0-9_+.-]+)')
+# What gcc -m32 needs besides gcc: 32-bit libc headers and libgcc.
+M32 = re.compile(r'(?:^|\s)-m32(?:\s|$)')
+M32_FILES = ('/usr/include/x86_64-linux-gnu/gnu/stubs-32.h',
+             '/usr/lib/gcc/x86_64-linux-gnu/*/32/libgcc.a')
 # Variables make defines itself.
 DEFAULTS = {'CC': 'cc', 'CXX': 'g++', 'CPP': 'cc -E', 'AR': 'ar',
             'AS': 'as', 'LD': 'ld', 'MAKE': 'make', 'RM': 'rm -f'}
@@ -26,9 +30,12 @@ DEFAULTS = {'CC': 'cc', 'CXX': 'g++', 'CPP': 'cc -E', 'AR': 'ar',
 
 def logical_lines(text):
     """(first line number, text, is recipe) for each line, continuations
-    joined. A line starting with a tab after a rule is a recipe line."""
+    joined. A line starting with a tab after a rule is a recipe line. The
+    body of a define block is read as the text $(eval) would see ($$
+    becomes $): its rules and recipes count as any others."""
     out = []
     in_rule = False
+    in_define = False
     lines = text.split('\n')
     i = 0
     while i < len(lines):
@@ -38,12 +45,19 @@ def logical_lines(text):
             i += 1
             line = line[:-1] + ' ' + lines[i].lstrip('\t')
         i += 1
+        word = line.strip().split(' ')[0]
+        if not line.startswith('\t') and word in ('define', 'endef'):
+            in_define = word == 'define'
+            in_rule = False
+            continue
+        if in_define:
+            line = line.replace('$$', '$')
         recipe = line.startswith('\t') and in_rule
         if not recipe:
             line = _strip_comment(line)
             if RULE.match(line) and not ASSIGN.match(line):
                 in_rule = True
-            elif ASSIGN.match(line) or line.strip().startswith('define'):
+            elif ASSIGN.match(line):
                 in_rule = False
         out.append((start + 1, line, recipe))
     return out
@@ -157,6 +171,9 @@ class Makefile:
         for lib in LIBRARY.findall(text):
             if OPAQUE not in lib:
                 self.reqs.add('library', lib, 'host', where)
+        if M32.search(text):
+            for path in M32_FILES:
+                self.reqs.add('file', path, 'host', where)
 
 
 def _matching(text, open_at):

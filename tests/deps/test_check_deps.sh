@@ -119,6 +119,22 @@ put Makefile 'LDLIBS := -luring -lm' 'prog: prog.o' '	$(CC) -o $@ $^ $(LDLIBS)'
 deps $BASE
 expect_fail "an -l library of an unlisted package fails" "library -luring" "liburing-dev"
 
+tree m32
+put Makefile 'FLAGS_m32 := -m32' 'prog32: prog.c' '	$(CC) $(FLAGS_m32) -o $@ $<'
+deps $BASE
+expect_fail "-m32 needs the 32-bit libc and libgcc: gcc-multilib" \
+	"file /usr/include/x86_64-linux-gnu/gnu/stubs-32.h" "Makefile:1" "libc6-dev-i386"
+deps $BASE gcc-multilib
+expect_pass "the same tree passes with gcc-multilib listed"
+
+tree define
+put Makefile 'define variant' 'obj/$(1)/%.o: %.c' '	$$(CC) $$(FLAGS_$(1)) -c -o $$@ $$< -luring' \
+	'endef' '$(foreach v,a b,$(eval $(call variant,$(v))))'
+deps $BASE liburing-dev
+expect_pass "a define block's recipes read as \$(eval) sees them (\$\$ is \$)"
+deps $BASE
+expect_fail "and what they use counts" "library -luring" "Makefile:3"
+
 # --- programs of scripts ---
 tree programs
 put run.sh '#!/bin/sh' \
