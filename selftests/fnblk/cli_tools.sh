@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The command-line convention (Documentation/cli.rst) where it needs the
-# module: -j of fnblkctl and of each of its read objects prints JSON, with
+# module: -j of fnblkctl, of each of its read objects and of fnblk-bench
+# prints JSON, with
 # the shared check every tool's host suite runs (cli_check.sh, JSON read
 # back by "fnblkctl json"); --help, --version and missing values are
 # checked again on the guest's busybox. Prints TAP.
@@ -39,6 +40,8 @@ conform -j "$dev" fnblkctl stats
 conform -j "$dev" fnblkctl users
 conform -j "$dev --duration 100ms" fnblkctl monitor
 conform -j "$dev 0.1 --once" fnblkctl top
+# fnblk-bench: its host suite checks all but -j, which needs the module.
+conform -j "latency" fnblk-bench
 
 echo "1..$n"
 [ "$failed" -eq 0 ]

@@ -20,6 +20,10 @@
 #include <jansson.h>
 #include <math.h>
 
+#include "cli.h"
+#include "print.h"
+#include "units.h"
+
 #define BENCH_DEV "fnblk20"
 #define BENCH_PATH "/dev/" BENCH_DEV
 
@@ -82,10 +86,14 @@ static void bench_share(int max_n)
 	static pid_t pids[256];
 	int n, i;
 
-	printf("# share: B = 32 MiB/s, f = constant, requests of 10 ms of a share, QD2;\n"
-	       "# rates from the kernel's per-user counters over 3 s\n");
-	printf("%6s %14s %12s %14s %14s\n", "n", "aggregate", "agg err %",
-	       "mean user", "max user err %");
+	pr_open_object(NULL);
+	pr_str("benchmark", NULL, "share");
+	pr_text("# share: B = 32 MiB/s, f = constant, requests of 10 ms of a share, QD2;\n"
+		"# rates from the kernel's per-user counters over 3 s\n");
+	pr_double("bw_bps", NULL, bw);
+	pr_text("%6s %14s %12s %14s %14s\n", "n", "aggregate", "agg err %",
+		"mean user", "max user err %");
+	pr_open_array("rows");
 	for (n = 1; n <= max_n && n <= 256; n *= 2) {
 		double each = bw / n, agg = 0, worst = 0, r;
 		struct sampler s = { .skip_us = 800000, .len_us = 3000000 };
@@ -117,14 +125,22 @@ static void bench_share(int max_n)
 			if (fabs(r / each - 1) > worst)
 				worst = fabs(r / each - 1);
 		}
-		printf("%6d %10.3f MiB/s %+11.2f %10.3f MiB/s %14.2f\n", n,
-		       agg / MiB, 100 * (agg / bw - 1), agg / n / MiB,
-		       100 * worst);
+		pr_open_object(NULL);
+		pr_int("n", "%6lld", n);
+		pr_double("aggregate_bps", NULL, agg);
+		pr_text(" %10.3f MiB/s", agg / MiB);
+		pr_double("aggregate_err_pct", " %+11.2f", 100 * (agg / bw - 1));
+		pr_double("mean_user_bps", NULL, agg / n);
+		pr_text(" %10.3f MiB/s", agg / n / MiB);
+		pr_double("max_user_err_pct", " %14.2f\n", 100 * worst);
+		pr_close_object();
 		fflush(stdout);
 		free(s.a.u);
 		free(s.b.u);
 		fnl_close(&s.c);
 	}
+	pr_close_array();
+	pr_close_object();
 	dev_del(&nl, BENCH_DEV);
 }
 
@@ -197,10 +213,14 @@ static void bench_sync(void)
 	int st;
 	unsigned int k;
 
-	printf("# sync: one QD1 direct writer, B = 32 MiB/s, f = constant, grace default;\n"
-	       "# ceiling: the same writer on the device unthrottled (3 s)\n");
-	printf("%8s %8s %10s %12s %9s %12s %9s\n", "store", "bs", "ceiling",
-	       "own MiB/s", "of f(1)B", "fio MiB/s", "of f(1)B");
+	pr_open_object(NULL);
+	pr_str("benchmark", NULL, "sync");
+	pr_text("# sync: one QD1 direct writer, B = 32 MiB/s, f = constant, grace default;\n"
+		"# ceiling: the same writer on the device unthrottled (3 s)\n");
+	pr_double("bw_bps", NULL, bw);
+	pr_text("%8s %8s %10s %12s %9s %12s %9s\n", "store", "bs", "ceiling",
+		"own MiB/s", "of f(1)B", "fio MiB/s", "of f(1)B");
+	pr_open_array("rows");
 	for (st = 0; st < 2; st++) {
 		for (k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
 			ws.bs = sizes[k];
@@ -218,13 +238,22 @@ static void bench_sync(void)
 				 BENCH_PATH, sizes[k]);
 			if (fio_rates(opts, &fio, 1))
 				fio = 0;
-			printf("%8s %7uK %10.1f %12.3f %8.2f%% %12.3f %8.2f%%\n",
-			       store_name[st], sizes[k] / 1024, ceiling / MiB,
-			       own / MiB, 100 * own / bw, fio / MiB,
-			       100 * fio / bw);
+			pr_open_object(NULL);
+			pr_str("store", "%8s", store_name[st]);
+			pr_u64("bs", NULL, sizes[k]);
+			pr_text(" %7uK", sizes[k] / 1024);
+			pr_double("ceiling_bps", NULL, ceiling);
+			pr_text(" %10.1f", ceiling / MiB);
+			pr_double("own_bps", NULL, own);
+			pr_text(" %12.3f %8.2f%%", own / MiB, 100 * own / bw);
+			pr_double("fio_bps", NULL, fio);
+			pr_text(" %12.3f %8.2f%%\n", fio / MiB, 100 * fio / bw);
+			pr_close_object();
 			fflush(stdout);
 		}
 	}
+	pr_close_array();
+	pr_close_object();
 	dev_del(&nl, BENCH_DEV);
 }
 
@@ -255,9 +284,19 @@ static void bench_qd_one(const char *path, const char *label, uint32_t bs)
 		 path, bs);
 	if (fio_rates(opts, fio, 2))
 		fio[0] = fio[1] = 0;
-	printf("%-10s %6uK %9.2f %9.2f %7.3f %9.2f %9.2f %7.3f\n", label,
-	       bs / 1024, qd16 / MiB, qd1 / MiB, qd16 / qd1, fio[0] / MiB,
-	       fio[1] / MiB, fio[1] > 0 ? fio[0] / fio[1] : 0);
+	pr_open_object(NULL);
+	pr_str("device", "%-10s", label);
+	pr_u64("bs", NULL, bs);
+	pr_text(" %6uK", bs / 1024);
+	pr_double("qd16_bps", NULL, qd16);
+	pr_double("qd1_bps", NULL, qd1);
+	pr_text(" %9.2f %9.2f", qd16 / MiB, qd1 / MiB);
+	pr_double("ratio", " %7.3f", qd16 / qd1);
+	pr_double("fio_qd16_bps", NULL, fio[0]);
+	pr_double("fio_qd1_bps", NULL, fio[1]);
+	pr_text(" %9.2f %9.2f", fio[0] / MiB, fio[1] / MiB);
+	pr_double("fio_ratio", " %7.3f\n", fio[1] > 0 ? fio[0] / fio[1] : 0);
+	pr_close_object();
 	fflush(stdout);
 }
 
@@ -268,8 +307,11 @@ static void bench_qd(const char *path)
 	unsigned int k;
 	int st;
 
-	printf("%-10s %7s %9s %9s %7s %9s %9s %7s\n", "device", "bs",
-	       "QD16", "QD1", "ratio", "fio QD16", "fio QD1", "ratio");
+	pr_open_object(NULL);
+	pr_str("benchmark", NULL, "qd");
+	pr_text("%-10s %7s %9s %9s %7s %9s %9s %7s\n", "device", "bs",
+		"QD16", "QD1", "ratio", "fio QD16", "fio QD1", "ratio");
+	pr_open_array("rows");
 	for (k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
 		if (strcmp(path, "fnblk")) {
 			bench_qd_one(path, path, sizes[k]);
@@ -282,6 +324,8 @@ static void bench_qd(const char *path)
 			bench_qd_one(BENCH_PATH, label, sizes[k]);
 		}
 	}
+	pr_close_array();
+	pr_close_object();
 	if (!strcmp(path, "fnblk"))
 		dev_del(&nl, BENCH_DEV);
 }
@@ -306,10 +350,13 @@ static void bench_latency(void)
 	if (posix_memalign(&buf, 4096, 4096))
 		die("memory");
 	memset(buf, 0x5a, 4096);
-	printf("# latency: QD1 4 KiB direct writes, bw unthrottled, %d ops each\n",
+	pr_open_object(NULL);
+	pr_str("benchmark", NULL, "latency");
+	pr_int("ops", "# latency: QD1 4 KiB direct writes, bw unthrottled, %lld ops each\n",
 	       OPS);
-	printf("%10s %12s %12s %12s %12s\n", "latency", "p50", "p50 err",
-	       "p99", "p99 err");
+	pr_text("%10s %12s %12s %12s %12s\n", "latency", "p50", "p50 err",
+		"p99", "p99 err");
+	pr_open_array("rows");
 	for (k = 0; k < sizeof(lat_us) / sizeof(lat_us[0]); k++) {
 		uint64_t want = lat_us[k] * 1000, p50, p99;
 
@@ -329,10 +376,17 @@ static void bench_latency(void)
 		qsort(t, OPS, sizeof(t[0]), cmp_u64);
 		p50 = t[OPS / 2];
 		p99 = t[OPS * 99 / 100];
-		printf("%7lu us %9.1f us %+9.1f us %9.1f us %+9.1f us\n",
-		       lat_us[k], p50 / 1e3, ((double)p50 - want) / 1e3,
-		       p99 / 1e3, ((double)p99 - want) / 1e3);
+		pr_open_object(NULL);
+		pr_u64("latency_ns", NULL, want);
+		pr_u64("p50_ns", NULL, p50);
+		pr_u64("p99_ns", NULL, p99);
+		pr_text("%7lu us %9.1f us %+9.1f us %9.1f us %+9.1f us\n",
+			lat_us[k], p50 / 1e3, ((double)p50 - want) / 1e3,
+			p99 / 1e3, ((double)p99 - want) / 1e3);
+		pr_close_object();
 	}
+	pr_close_array();
+	pr_close_object();
 	free(buf);
 	dev_del(&nl, BENCH_DEV);
 }
@@ -390,8 +444,17 @@ static void bench_iops(int argc, char **argv)
 				dev_del(&nl, BENCH_DEV);
 		}
 	}
-	for (i = 0; i < argc && i < 8; i++)
-		printf("iops %s: %.0f (best of 3)\n", argv[i], best[i]);
+	pr_open_object(NULL);
+	pr_str("benchmark", NULL, "iops");
+	pr_open_array("rows");
+	for (i = 0; i < argc && i < 8; i++) {
+		pr_open_object(NULL);
+		pr_str("device", "iops %s", argv[i]);
+		pr_double("iops", ": %.0f (best of 3)\n", best[i]);
+		pr_close_object();
+	}
+	pr_close_array();
+	pr_close_object();
 }
 
 struct holder {
@@ -427,8 +490,11 @@ static void bench_cost(int max_n)
 	struct fnl_stats st;
 	int n, i;
 
-	printf("# cost: 4 KiB QD1 direct writes, B = 1 TiB/s, f = linear:1024, key pid, N users active\n");
-	printf("%6s %10s %12s %10s\n", "N", "active", "IOPS", "us/IO");
+	pr_open_object(NULL);
+	pr_str("benchmark", NULL, "cost");
+	pr_text("# cost: 4 KiB QD1 direct writes, B = 1 TiB/s, f = linear:1024, key pid, N users active\n");
+	pr_text("%6s %10s %12s %10s\n", "N", "active", "IOPS", "us/IO");
+	pr_open_array("rows");
 	pthread_attr_init(&attr);
 	pthread_attr_setstacksize(&attr, 64 * 1024);
 	for (n = 1; n <= max_n && n <= 4096; n *= 4) {
@@ -453,43 +519,123 @@ static void bench_cost(int max_n)
 		iops = iops_on(BENCH_PATH);
 		if (fnl_stats(&nl, BENCH_DEV, &st))
 			die("stats");
-		printf("%6d %10lu %12.0f %10.2f\n", n,
-		       st.v[FNBLK_STAT_NR_ACTIVE], iops, 1e6 / iops);
+		pr_open_object(NULL);
+		pr_int("n", "%6lld", n);
+		pr_u64("active", " %10llu", st.v[FNBLK_STAT_NR_ACTIVE]);
+		pr_double("iops", " %12.0f", iops);
+		pr_double("us_per_io", " %10.2f\n", 1e6 / iops);
+		pr_close_object();
 		fflush(stdout);
 	}
+	pr_close_array();
+	pr_close_object();
 	dev_del(&nl, BENCH_DEV);
 }
 
-static void usage(void)
-{
-	fprintf(stderr,
-		"usage: fnblk-bench share [MAX_N] | sync | qd PATH|fnblk | latency | iops PATH|fnblk... | cost [MAX_N]\n");
-	exit(2);
-}
+/* The commands; each prints one table, or with -j one JSON object. */
+static const struct bench_command {
+	const char *name;
+	int min_args, max_args;	/* operands after the name */
+	uint64_t max_n;		/* for [MAX_N]: its largest value; 0 = none */
+	uint64_t default_n;
+} bench_commands[] = {
+	{ "share", 0, 1, 256, 64 },
+	{ "sync", 0, 0, 0, 0 },
+	{ "qd", 1, 1, 0, 0 },
+	{ "latency", 0, 0, 0, 0 },
+	{ "iops", 1, 8, 0, 0 },
+	{ "cost", 0, 1, 4096, 4096 },
+};
+
+static const struct cli_term command_terms[] = {
+	{ "share [MAX_N]", "aggregate and per-user rates against f(n)*B/n "
+	  "for n = 1, 2, 4, ... up to MAX_N users (64; at most 256)" },
+	{ "sync", "one synchronous writer against f(1)*B: the selftests' "
+	  "writer and fio psync, 4KiB to 1MiB, store memory and none" },
+	{ "qd PATH|fnblk", "the rate of a QD16 writer over a QD1 writer beside "
+	  "it, on PATH or on a fnblk device; 64KiB and 1MiB, own writers and "
+	  "fio" },
+	{ "latency", "p50 and p99 of the time of QD1 4KiB writes against the "
+	  "configured latency" },
+	{ "iops PATH|fnblk...", "unthrottled 4KiB random-write IOPS, best of "
+	  "three, the devices taking turns (at most 8)" },
+	{ "cost [MAX_N]", "time per 4KiB write while N = 1, 4, 16, ... up to "
+	  "MAX_N users are active (4096, the most)" },
+	{ NULL, NULL },
+};
+
+static const char *const usage[] = { "[-j] COMMAND [ARGS]...", NULL };
+
+static const struct cli_group groups[] = {
+	{ .title = "Commands", .terms = command_terms },
+	{ .title = "Options" },
+	{ .title = NULL },
+};
+
+static bool json;
+
+static const struct cli_program prog = {
+	.name = "fnblk-bench",
+	.usage = usage,
+	.about = "Measure the figures behind Documentation/benchmarks.rst on "
+		 "fnblk devices, and brd and null_blk beside them, inside the "
+		 "test VM (scripts/bench runs every command). It loads the "
+		 "module if needed and drives devices as the selftests do. "
+		 "Benchmarks print figures; they fail only if something could "
+		 "not run.",
+	.groups = groups,
+	.json = &json,
+	.json_help = "print each table as one JSON object (rates in bytes per "
+		     "second, times in ns)",
+};
 
 int main(int argc, char **argv)
 {
-	const char *cmd = argc > 1 ? argv[1] : "";
-	int max_n = argc > 2 ? atoi(argv[2]) : 0;
+	const struct bench_command *c = NULL;
+	int first, nargs, ret = cli_parse(&prog, argc, argv, &first);
+	uint64_t max_n = 0;
+	const char *why;
+	size_t i;
 
-	if (argc < 2 || !strcmp(cmd, "-h"))
-		usage();
+	if (ret != CLI_CONTINUE)
+		return ret;
+	if (first == argc)
+		return cli_usage_error(&prog, "no COMMAND (share, sync, qd, latency, iops or cost)");
+	for (i = 0; i < sizeof(bench_commands) / sizeof(bench_commands[0]); i++)
+		if (!strcmp(argv[first], bench_commands[i].name))
+			c = &bench_commands[i];
+	if (!c)
+		return cli_usage_error(&prog, "unknown command '%s' (expected share, sync, qd, latency, iops or cost)",
+				       argv[first]);
+	nargs = argc - first - 1;
+	if (nargs < c->min_args || nargs > c->max_args)
+		return cli_usage_error(&prog, "%s: %s", c->name,
+				       nargs < c->min_args ? "missing PATH" :
+				       "too many arguments");
+	/* Everything checked before the module is loaded. */
+	max_n = c->default_n;
+	if (c->max_n && nargs &&
+	    fnblk_parse_uint(argv[first + 1], 1, c->max_n, &max_n, &why))
+		return cli_usage_error(&prog, "%s: MAX_N '%s': %s (expected 1 to %llu)",
+				       c->name, argv[first + 1], why,
+				       (unsigned long long)c->max_n);
 	if (fnblk_load() || fnl_open(&nl))
 		die("fnblk module or netlink family missing");
-	if (!strcmp(cmd, "share"))
-		bench_share(max_n > 0 ? max_n : 64);
-	else if (!strcmp(cmd, "sync"))
+	pr_init(json);
+	if (c->max_n && !strcmp(c->name, "share"))
+		bench_share((int)max_n);
+	else if (!strcmp(c->name, "sync"))
 		bench_sync();
-	else if (!strcmp(cmd, "qd") && argc == 3)
-		bench_qd(argv[2]);
-	else if (!strcmp(cmd, "latency"))
+	else if (!strcmp(c->name, "qd"))
+		bench_qd(argv[first + 1]);
+	else if (!strcmp(c->name, "latency"))
 		bench_latency();
-	else if (!strcmp(cmd, "iops") && argc >= 3)
-		bench_iops(argc - 2, argv + 2);
-	else if (!strcmp(cmd, "cost"))
-		bench_cost(max_n > 0 ? max_n : 4096);
+	else if (!strcmp(c->name, "iops"))
+		bench_iops(nargs, argv + first + 1);
 	else
-		usage();
+		bench_cost((int)max_n);
 	fnl_close(&nl);
+	if (pr_end())
+		die("writing the results");
 	return 0;
 }
