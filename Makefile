@@ -91,7 +91,7 @@ kernel-tools:
 # Build and install selftests/fnblk with the kernel's own lib.mk: the
 # target directory inside the extracted selftests tree holds a symlink to
 # each of our files (lib.mk is included as ../lib.mk), objects go to O=.
-selftests: kernel-tools
+selftests: kernel-tools userspace
 	@mkdir -p $(KSFT_SRC)/fnblk
 	@find $(KSFT_SRC)/fnblk -maxdepth 1 -type l -delete
 	@for f in selftests/fnblk/*; do \

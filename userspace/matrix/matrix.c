@@ -273,11 +273,11 @@ static const struct cli_program top = {
 	.about = "File-backed matrices of doubles, column-major, on a block "
 		 "device, in a file, or one file per job in a directory. Every "
 		 "element is a known function of (i, j), so every read can be "
-		 "verified. \"run\" reads and updates them through mmap, pread or "
-		 "O_DIRECT with several threads and jobs, and reports throughput, "
-		 "latency, page faults, the memory of its cgroups over time, "
-		 "pressure, where the threads wait and the request sizes the "
-		 "device saw.\n\n" PATH_HELP,
+		 "verified. \"run\" reads and updates them through mmap, pread, "
+		 "O_DIRECT or libfnmap with several threads and jobs, and reports "
+		 "throughput, latency, page faults, the memory of its cgroups over "
+		 "time, pressure, where the threads wait and the request sizes "
+		 "the device saw.\n\n" PATH_HELP,
 	.groups = top_groups,
 	.stop_at_operand = true,
 };

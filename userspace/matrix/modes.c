@@ -10,11 +10,13 @@
 extern const struct mx_mode mx_mode_mmap;
 extern const struct mx_mode mx_mode_pread;
 extern const struct mx_mode mx_mode_direct;
+extern const struct mx_mode mx_mode_fnmap;
 
 const struct mx_mode *const mx_modes[] = {
 	&mx_mode_mmap,
 	&mx_mode_pread,
 	&mx_mode_direct,
+	&mx_mode_fnmap,
 	NULL
 };
 

@@ -34,13 +34,22 @@ expect() {
 # jv FILE KEY: a value of a JSON report.
 jv() { $JSON "$2" <"$1"; }
 
+# --mode fnmap where this user may use userfaultfd (fnblk-fnmap says).
+MODES="mmap pread direct"
+FNMAP=$(dirname "$MX")/../fnmap/fnblk-fnmap
+if "$FNMAP" >/dev/null 2>&1; then
+	MODES="$MODES fnmap"
+else
+	skip "--mode fnmap" "userfaultfd unusable here"
+fi
+
 M=$TMP/m
 "$MX" create "$M" --rows 3000 --cols 200 --seed 5
 check "create a 3000 x 200 matrix in a file" [ $? -eq 0 ]
 check "info reads it back" sh -c "'$MX' info '$M' | grep -q '3000 x 200 doubles'"
 
 # 1. Every mode and pattern: all correct, every element read is checked.
-for mode in mmap pread direct; do
+for mode in $MODES; do
 	for pattern in cols rows tiles xtx; do
 		# one pass of the sweeps; 300 random rows or tiles
 		lim=
@@ -65,7 +74,7 @@ check_eq "one pass of xtx reads every element once" "$el" 600000
 # 2. The same shape with another seed's data: every element read is wrong.
 "$MX" create "$TMP/other" --rows 3000 --cols 200 --seed 6 >/dev/null
 dd if="$TMP/other" of="$M" bs=4096 skip=1 seek=1 conv=notrunc status=none
-for mode in mmap pread direct; do
+for mode in $MODES; do
 	for pattern in cols rows tiles xtx; do
 		"$MX" run "$M" --mode $mode --pattern $pattern --threads 2 --verify \
 			--no-cgroup --accesses 20 -j >"$TMP/r.json" 2>/dev/null
@@ -93,7 +102,7 @@ check_eq "... and counts its 512 elements" "$(jv "$TMP/r.json" result.wrong)" 51
 "$MX" create "$M" --rows 3000 --cols 200 --seed 5 >/dev/null
 
 # 3. Updates: each mode writes its version; verify accepts it; durable.
-for mode in mmap pread direct; do
+for mode in $MODES; do
 	"$MX" run "$M" --mode $mode --pattern tiles --block 16 --threads 4 --verify \
 		--write-fraction 20% --sync-every 10 --no-cgroup -j >"$TMP/w.json" 2>"$TMP/err"
 	rc=$?
@@ -108,7 +117,8 @@ for mode in mmap pread direct; do
 	fi
 done
 check "verify accepts every updated element" "$MX" verify "$M" -q
-check "three writing runs made version 3" sh -c "'$MX' info '$M' | grep -q 'version 3'"
+nw=$(echo $MODES | wc -w)
+check "$nw writing runs made version $nw" sh -c "'$MX' info '$M' | grep -q 'version $nw'"
 "$MX" run "$M" --pattern rows --write-fraction 1 --accesses 50 --no-cgroup -j >"$TMP/w.json"
 check_eq "write-fraction 1 updates every element read" \
 	"$(jv "$TMP/w.json" result.updates)" "$(jv "$TMP/w.json" result.elements)"
@@ -144,7 +154,11 @@ expect 2 "option '--rows' needs a value (R)" create "$TMP/x" --rows
 expect 2 "--threads '0': too small (expected 1 to 1024)" run "$M" --threads 0
 expect 2 "--threads '2000': too large" run "$M" --threads 2000
 expect 2 "--threads 'x': not a number" run "$M" --threads x
-expect 2 "--mode 'mmapp': expected mmap, pread or direct" run "$M" --mode mmapp
+expect 2 "--mode 'mmapp': expected mmap, pread, direct or fnmap" run "$M" --mode mmapp
+expect 2 "--fnmap-budget: '1M': below 2MiB" run "$M" --mode fnmap --fnmap-budget 1M
+expect 2 "--fnmap-channels: '0': too small (1 to 64)" run "$M" --mode fnmap --fnmap-channels 0
+expect 2 "--fnmap-flags: unknown runtime flag 'bogus'" run "$M" --mode fnmap --fnmap-flags bogus
+expect 2 "--fnmap-qd is an option of --mode fnmap, not mmap" run "$M" --fnmap-qd 4
 expect 2 "--pattern 'diag': expected cols, rows, tiles or xtx" run "$M" --pattern diag
 expect 2 "--advise 'often': expected normal, random or sequential" run "$M" --advise often
 expect 2 "--mode pread does not take it" run "$M" --mode pread --advise random

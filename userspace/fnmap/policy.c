@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Pure policy functions; see policy.h. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "policy.h"
+
+void growth_init(struct growth *g, unsigned int window)
+{
+	memset(g, 0, sizeof(*g));
+	if (window < 8)
+		window = 8;
+	if (window > GROWTH_WINDOW_MAX)
+		window = GROWTH_WINDOW_MAX;
+	g->window = window;
+}
+
+bool growth_miss(struct growth *g, uint64_t beyond)
+{
+	g->misses++;
+	if (beyond && g->nreuse < GROWTH_WINDOW_MAX)
+		g->reuse[g->nreuse++] = beyond;
+	return g->misses >= g->window;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+uint64_t growth_decide(struct growth *g, uint64_t capacity, uint64_t limit,
+		       uint64_t step)
+{
+	uint64_t want = capacity, median;
+	unsigned int within = 0, i;
+
+	/* Only distances the limit lets us cover can be turned into hits. */
+	for (i = 0; i < g->nreuse; i++)
+		if (limit > capacity && g->reuse[i] <= limit - capacity)
+			g->reuse[within++] = g->reuse[i];
+	if (within && within * 8 >= g->misses) {
+		qsort(g->reuse, within, sizeof(g->reuse[0]), cmp_u64);
+		median = g->reuse[(within - 1) / 2];
+		want = capacity + (median > step ? median : step);
+		if (want > limit)
+			want = limit;
+	}
+	g->misses = 0;
+	g->nreuse = 0;
+	return want;
+}
+
+void budget_init(struct budget_ctl *b, uint64_t max, uint64_t floor)
+{
+	memset(b, 0, sizeof(*b));
+	b->max = max;
+	b->floor = floor < max ? floor : max;
+	b->now = max;
+	b->cut_gap_ns = 250000000ULL;
+	b->calm_ns = 1000000000ULL;
+}
+
+uint64_t budget_step(struct budget_ctl *b, const struct pressure_sample *s,
+		     uint64_t resident, uint64_t now_ns)
+{
+	uint64_t allowed = b->max;
+	bool signal = s->signal;
+
+	if (s->limit) {
+		uint64_t others = s->usage > resident ? s->usage - resident : 0;
+		uint64_t ceiling = s->limit / 10 * 9;
+
+		allowed = ceiling > others ? ceiling - others : 0;
+		if (s->usage > s->limit / 20 * 19)
+			signal = true;
+	}
+	if (signal) {
+		b->last_pressure_ns = now_ns;
+		if (!b->last_cut_ns || now_ns - b->last_cut_ns >= b->cut_gap_ns) {
+			uint64_t base = resident < b->now ? resident : b->now;
+
+			b->now = base / 4 * 3;
+			b->last_cut_ns = now_ns;
+		}
+	} else if (b->now < b->max &&
+		   now_ns - b->last_pressure_ns >= b->calm_ns) {
+		uint64_t step = b->max / 16 ? b->max / 16 : 1;
+
+		b->now = b->max - b->now > step ? b->now + step : b->max;
+	}
+	if (b->now > allowed)
+		b->now = allowed;
+	if (b->now < b->floor)
+		b->now = b->floor;
+	return b->now;
+}
+
+int64_t stride_observe(struct stride *s, uint64_t map, int64_t pos,
+		       unsigned int *depth)
+{
+	int64_t d, k;
+
+	*depth = 0;
+	if (!s->valid || s->map != map) {
+		s->valid = true;
+		s->map = map;
+		s->last = pos;
+		s->stride = 0;
+		s->run = 0;
+		return 0;
+	}
+	d = pos - s->last;
+	if (!d)
+		return 0;
+	s->last = pos;
+	/* Once prefetching, the thread faults only past what was fetched:
+	 * a step of a few strides continues the run. */
+	k = s->stride ? d / s->stride : 0;
+	if (!s->stride || d % s->stride || k < 1 ||
+	    k > (s->run >= 2 ? 2 * STRIDE_MAX_DEPTH + 1 : 1)) {
+		s->stride = d;
+		s->run = 1;
+		return 0;
+	}
+	if (s->run < 16)
+		s->run++;
+	*depth = s->run >= 4 ? STRIDE_MAX_DEPTH : s->run == 3 ? 4 : 2;
+	return s->stride;
+}
+
+unsigned int size_bucket(uint64_t bytes, unsigned int nbuckets)
+{
+	unsigned int i = 0;
+
+	bytes >>= 13;
+	while (bytes && i + 1 < nbuckets) {
+		bytes >>= 1;
+		i++;
+	}
+	return i;
+}

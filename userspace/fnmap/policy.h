@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The runtime's decisions as pure functions of what it measured, so host
+ * unit tests can drive them: lazy growth of the cache from reuse
+ * distances, the memory budget under pressure, stride prefetch, and the
+ * request-size histogram.
+ */
+#ifndef FNMAP_POLICY_H
+#define FNMAP_POLICY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/*
+ * Lazy growth. Each miss on a block evicted before reports how many bytes
+ * were evicted after that block: a cache larger by that much would have
+ * kept it (its reuse distance beyond the capacity). Every `window` misses
+ * the controller grows the capacity if at least one miss in eight was such
+ * a reuse within reach of the limit, by the median of those distances (so
+ * half of them would have hit), at least `step` bytes.
+ */
+#define GROWTH_WINDOW_MAX	256
+
+struct growth {
+	unsigned int window;
+	unsigned int misses;
+	unsigned int nreuse;
+	uint64_t reuse[GROWTH_WINDOW_MAX];
+};
+
+void growth_init(struct growth *g, unsigned int window);
+/* A miss; beyond = bytes evicted since the block left, 0 if it never was
+ * cached or left too long ago to tell. true when a decision is due. */
+bool growth_miss(struct growth *g, uint64_t beyond);
+/* The new capacity, between capacity and limit; starts a new window. */
+uint64_t growth_decide(struct growth *g, uint64_t capacity, uint64_t limit,
+		       uint64_t step);
+
+/*
+ * The budget under memory pressure: multiplicative decrease on a pressure
+ * signal (PSI trigger, memory.events high/max/oom, usage above 95 % of the
+ * limit), at most every cut_gap_ns; additive increase back to the
+ * configured budget after calm_ns without pressure; and never more than
+ * the limit's headroom (90 % of it minus what others use) allows.
+ */
+struct budget_ctl {
+	uint64_t max;		/* configured budget */
+	uint64_t now;		/* current budget */
+	uint64_t floor;		/* never below */
+	uint64_t last_cut_ns;
+	uint64_t last_pressure_ns;
+	uint64_t cut_gap_ns, calm_ns;
+};
+
+struct pressure_sample {
+	bool signal;		/* PSI trigger fired or memory.events moved */
+	uint64_t usage;		/* memory.current of the limiting cgroup */
+	uint64_t limit;		/* its memory.max/high; 0 = none */
+};
+
+void budget_init(struct budget_ctl *b, uint64_t max, uint64_t floor);
+/* resident: bytes this process's cache holds. Returns the new budget. */
+uint64_t budget_step(struct budget_ctl *b, const struct pressure_sample *s,
+		     uint64_t resident, uint64_t now_ns);
+
+/*
+ * Stride detection over one thread's misses: positions are block numbers
+ * in one mapping (a new mapping restarts). Once the same non-zero stride
+ * was seen twice in a row, returns it and how many strides ahead to fetch
+ * (2, 4, then STRIDE_MAX_DEPTH as it keeps holding); 0 otherwise. While
+ * the run holds, a step of several strides (the thread skipped blocks
+ * that were fetched ahead) continues it.
+ */
+#define STRIDE_MAX_DEPTH	8
+
+struct stride {
+	bool valid;
+	uint64_t map;		/* mapping the positions belong to */
+	int64_t last;
+	int64_t stride;
+	unsigned int run;	/* consecutive steps of this stride */
+};
+
+int64_t stride_observe(struct stride *s, uint64_t map, int64_t pos,
+		       unsigned int *depth);
+
+/* Request-size histogram bucket: [4 KiB << i, 8 KiB << i), clamped. */
+unsigned int size_bucket(uint64_t bytes, unsigned int nbuckets);
+
+#endif /* FNMAP_POLICY_H */

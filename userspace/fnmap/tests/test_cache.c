@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The runtime's policies at work, seen in its statistics: a sequential
+ * read is coalesced into requests larger than a block (and is not with
+ * FNMAP_CFG_NO_COALESCE); a strided walk is prefetched (not under random
+ * advice, not with FNMAP_CFG_NO_PREFETCH); the capacity grows when blocks
+ * come back (reuse within the budget) and does not for a scan that never
+ * reuses; the budget bounds what is resident.
+ */
+#include <sys/mman.h>
+
+#include "fnmap_test.h"
+
+#define MiB	(1ULL << 20)
+#define SEED	5
+
+static struct fnmap *open_with(const char *path, uint64_t budget,
+			       unsigned int flags, enum fnmap_advice adv)
+{
+	struct fnmap_options o = { .block_size = 64 << 10, .advice = adv };
+	struct fnmap *m;
+
+	runtime_with(budget, 4, 8, flags);
+	m = fnmap_open(path, O_RDONLY, &o);
+	if (!m) {
+		printf("Bail out! fnmap_open: %s\n", fnmap_errmsg());
+		exit(1);
+	}
+	return m;
+}
+
+static uint64_t touch(const struct fnmap *m, uint64_t off)
+{
+	return *(volatile uint64_t *)((char *)fnmap_addr(m) + off);
+}
+
+static void test_coalescing(const char *path)
+{
+	struct fnmap_stats st;
+	struct fnmap *m;
+	uint64_t off, bad = 0;
+
+	m = open_with(path, 64 * MiB, 0, FNMAP_ADV_SEQUENTIAL);
+	for (off = 0; off < 16 * MiB; off += 4096)
+		bad += touch(m, off) != word_at(off, SEED);
+	fnmap_stats(m, &st);
+	/* 256 blocks touched, and up to a request's worth read ahead. */
+	ok(!bad && st.fills >= 256 && st.fills <= 256 + 16 &&
+	   st.reads < st.fills / 2,
+	   "sequential advice: %llu blocks in %llu requests (coalesced)",
+	   (unsigned long long)st.fills, (unsigned long long)st.reads);
+	ok(st.read_bytes / st.reads > 64 << 10, "mean request %llu KiB > "
+	   "one block", (unsigned long long)(st.read_bytes / st.reads >> 10));
+	ok(st.prefetches > 0, "read ahead of the misses (%llu blocks)",
+	   (unsigned long long)st.prefetches);
+	fnmap_close(m);
+
+	m = open_with(path, 64 * MiB, FNMAP_CFG_NO_COALESCE, FNMAP_ADV_SEQUENTIAL);
+	for (off = 0; off < 16 * MiB; off += 4096)
+		bad += touch(m, off) != word_at(off, SEED);
+	fnmap_stats(m, &st);
+	ok(!bad && st.reads == st.fills && st.read_sizes[4] == st.reads,
+	   "no-coalesce: one 64 KiB request per block (%llu of %llu)",
+	   (unsigned long long)st.read_sizes[4], (unsigned long long)st.reads);
+	fnmap_close(m);
+}
+
+/* One thread walking a "row": 40 blocks 8 blocks apart. */
+static uint64_t stride_walk(const struct fnmap *m)
+{
+	uint64_t b, bad = 0;
+
+	for (b = 0; b < 40; b++) {
+		uint64_t off = b * 8 * (64 << 10) + 8 * b;
+
+		bad += touch(m, off) != word_at(off, SEED);
+	}
+	return bad;
+}
+
+static void test_prefetch(const char *path)
+{
+	struct fnmap_stats st;
+	struct fnmap *m;
+	uint64_t bad;
+
+	m = open_with(path, 64 * MiB, 0, FNMAP_ADV_NORMAL);
+	bad = stride_walk(m);
+	fnmap_stats(m, &st);
+	/* Blocks read because a thread waited for them: fills that were not
+	 * prefetches (a late prefetch still counts as one). */
+	ok(!bad && st.prefetches >= 20 && st.fills <= st.prefetches + 20,
+	   "a strided walk is prefetched: %llu of %llu blocks read ahead",
+	   (unsigned long long)st.prefetches, (unsigned long long)st.fills);
+	fnmap_close(m);
+
+	m = open_with(path, 64 * MiB, 0, FNMAP_ADV_RANDOM);
+	bad = stride_walk(m);
+	fnmap_stats(m, &st);
+	ok(!bad && !st.prefetches && st.fills == 40,
+	   "random advice: no prefetch, 40 blocks read for 40 (%llu fills)",
+	   (unsigned long long)st.fills);
+	fnmap_close(m);
+
+	m = open_with(path, 64 * MiB, FNMAP_CFG_NO_PREFETCH, FNMAP_ADV_NORMAL);
+	bad = stride_walk(m);
+	fnmap_stats(m, &st);
+	ok(!bad && !st.prefetches, "no-prefetch: none");
+	fnmap_close(m);
+}
+
+static void test_growth(const char *path)
+{
+	struct fnmap_stats st;
+	struct fnmap *m;
+	uint64_t s = 1, i, bad = 0, off;
+
+	/* Budget 64 MiB: the capacity starts at 16 MiB. Random reads over
+	 * 24 MiB come back at distances within reach: it grows. */
+	m = open_with(path, 64 * MiB, 0, FNMAP_ADV_RANDOM);
+	fnmap_stats(m, &st);
+	is_u64(st.capacity, 16 * MiB, "capacity starts at 16 MiB");
+	for (i = 0; i < 20000; i++) {
+		s ^= s << 13;
+		s ^= s >> 7;
+		s ^= s << 17;
+		off = (s % (24 * MiB / 8)) * 8;
+		bad += touch(m, off) != word_at(off, SEED);
+	}
+	fnmap_stats(m, &st);
+	ok(!bad && st.grows > 0 && st.capacity >= 24 * MiB,
+	   "reuse within the budget: grew %llu times to %llu MiB",
+	   (unsigned long long)st.grows, (unsigned long long)(st.capacity >> 20));
+	ok(st.reuse_hits > 0, "misses that an eviction caused: %llu",
+	   (unsigned long long)st.reuse_hits);
+	fnmap_close(m);
+
+	/* One pass over 48 MiB never comes back: no growth. */
+	m = open_with(path, 64 * MiB, 0, FNMAP_ADV_RANDOM);
+	for (off = 0; off < 48 * MiB; off += 64 << 10)
+		bad += touch(m, off) != word_at(off, SEED);
+	fnmap_stats(m, &st);
+	ok(!bad && !st.grows && st.capacity == 16 * MiB &&
+	   st.resident_max <= 16 * MiB,
+	   "a scan: no growth, resident at most the capacity (%llu MiB)",
+	   (unsigned long long)(st.resident_max >> 20));
+	fnmap_close(m);
+
+	/* no-growth: the whole budget at once. */
+	m = open_with(path, 32 * MiB, FNMAP_CFG_NO_GROWTH, FNMAP_ADV_RANDOM);
+	fnmap_stats(m, &st);
+	is_u64(st.capacity, 32 * MiB, "no-growth: capacity = budget");
+	fnmap_close(m);
+}
+
+int main(void)
+{
+	const char *path = test_path("cache.dat");
+
+	make_file(path, 64 * MiB, SEED);
+	runtime_or_skip(NULL);
+	test_coalescing(path);
+	test_prefetch(path);
+	test_growth(path);
+	fnmap_shutdown();
+	test_cleanup();
+	return tap_done();
+}

@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The runtime's pure decisions (policy.c): lazy growth from reuse
+ * distances, the budget under memory pressure, stride detection, and the
+ * request-size buckets.
+ */
+#include "policy.h"
+#include "tap.h"
+
+#define MiB (1ULL << 20)
+
+static void test_growth(void)
+{
+	struct growth g;
+	uint64_t cap;
+	unsigned int i;
+
+	growth_init(&g, 64);
+	/* Misses of blocks never seen before: nothing to gain by growing. */
+	for (i = 0; i < 63; i++)
+		ok(!growth_miss(&g, 0) || 0, "cold miss %u: no decision yet", i);
+	ok(growth_miss(&g, 0), "a decision after 64 misses");
+	is_u64(growth_decide(&g, 16 * MiB, 256 * MiB, MiB), 16 * MiB,
+	       "cold misses only: the capacity stays");
+
+	/* Half the misses would have hit with 8 MiB more. */
+	for (i = 0; i < 64; i++)
+		growth_miss(&g, i % 2 ? 8 * MiB : 0);
+	is_u64(growth_decide(&g, 16 * MiB, 256 * MiB, MiB), 24 * MiB,
+	       "reuse at 8 MiB beyond: grow by 8 MiB");
+
+	/* Distances 1..32 MiB: the median covers half of them. */
+	for (i = 0; i < 64; i++)
+		growth_miss(&g, (uint64_t)(i % 32 + 1) * MiB);
+	cap = growth_decide(&g, 16 * MiB, 256 * MiB, MiB);
+	is_u64(cap, 32 * MiB, "reuses at 1..32 MiB: grow by the median, 16 MiB");
+
+	/* Too few reuses (1 in 16) is not worth memory. */
+	for (i = 0; i < 64; i++)
+		growth_miss(&g, i % 16 ? 0 : 4 * MiB);
+	is_u64(growth_decide(&g, 16 * MiB, 256 * MiB, MiB), 16 * MiB,
+	       "one reuse in 16 misses: no growth");
+
+	/* Reuses beyond the limit's reach cannot be helped. */
+	for (i = 0; i < 64; i++)
+		growth_miss(&g, 100 * MiB);
+	is_u64(growth_decide(&g, 16 * MiB, 64 * MiB, MiB), 16 * MiB,
+	       "reuse beyond the limit: no growth");
+	for (i = 0; i < 64; i++)
+		growth_miss(&g, 40 * MiB);
+	is_u64(growth_decide(&g, 16 * MiB, 48 * MiB, MiB), 16 * MiB,
+	       "reuse 40 MiB beyond, limit 32 MiB away: no growth");
+	for (i = 0; i < 64; i++)
+		growth_miss(&g, 30 * MiB);
+	is_u64(growth_decide(&g, 16 * MiB, 48 * MiB, MiB), 46 * MiB,
+	       "reuse within reach: grow to cover it");
+	for (i = 0; i < 64; i++)
+		growth_miss(&g, 1000);
+	is_u64(growth_decide(&g, 16 * MiB, 48 * MiB, MiB), 17 * MiB,
+	       "tiny distances grow by at least the step");
+}
+
+static void test_budget(void)
+{
+	struct budget_ctl b;
+	struct pressure_sample calm = { 0 }, sig = { .signal = true };
+	struct pressure_sample lim = { .usage = 0, .limit = 1000 * MiB };
+	uint64_t t = 1000000000ULL, now;
+
+	budget_init(&b, 512 * MiB, 8 * MiB);
+	is_u64(budget_step(&b, &calm, 100 * MiB, t), 512 * MiB,
+	       "no pressure: the configured budget");
+	now = budget_step(&b, &sig, 400 * MiB, t += 1000000);
+	is_u64(now, 300 * MiB, "pressure: 3/4 of what is resident");
+	is_u64(budget_step(&b, &sig, 300 * MiB, t += 100000000), 300 * MiB,
+	       "another signal within 250 ms: no second cut");
+	is_u64(budget_step(&b, &sig, 300 * MiB, t += 200000000), 225 * MiB,
+	       "after 250 ms: cut again");
+	is_u64(budget_step(&b, &calm, 200 * MiB, t += 500000000), 225 * MiB,
+	       "calm for 0.5 s: no growth yet");
+	is_u64(budget_step(&b, &calm, 200 * MiB, t += 600000000), 257 * MiB,
+	       "calm for 1.1 s: grows by 1/16 of the budget");
+	for (int i = 0; i < 20; i++)
+		now = budget_step(&b, &calm, 200 * MiB, t += 100000000);
+	is_u64(now, 512 * MiB, "grows back to the configured budget, no more");
+
+	budget_init(&b, 512 * MiB, 8 * MiB);
+	lim.usage = 950 * MiB;
+	now = budget_step(&b, &lim, 100 * MiB, t += 1);
+	ok(now <= 50 * MiB, "others use 850 of a 1000 MiB limit: at most "
+	   "the 90 %% headroom, 50 MiB (got %llu MiB)",
+	   (unsigned long long)(now / MiB));
+	lim.usage = 990 * MiB;
+	now = budget_step(&b, &lim, 400 * MiB, t += 300000000);
+	ok(now <= 310 * MiB, "usage at 99 %% of the limit counts as "
+	   "pressure (got %llu MiB)", (unsigned long long)(now / MiB));
+	lim.usage = 2000 * MiB;
+	is_u64(budget_step(&b, &lim, 0, t += 300000000), 8 * MiB,
+	       "never below the floor");
+}
+
+static void test_stride(void)
+{
+	struct stride s = { 0 };
+	unsigned int depth;
+	int64_t st;
+
+	ok(!stride_observe(&s, 1, 100, &depth), "first miss: no stride");
+	ok(!stride_observe(&s, 1, 108, &depth), "one step: not yet");
+	st = stride_observe(&s, 1, 116, &depth);
+	ok(st == 8 && depth == 2, "two steps of 8: stride 8, 2 ahead");
+	st = stride_observe(&s, 1, 124, &depth);
+	ok(st == 8 && depth == 4, "three: 4 ahead");
+	st = stride_observe(&s, 1, 132, &depth);
+	ok(st == 8 && depth == STRIDE_MAX_DEPTH, "four: the maximum ahead");
+	st = stride_observe(&s, 1, 132 + 9 * 8, &depth);
+	ok(st == 8, "a jump of 9 strides (fetched ahead) keeps the run");
+	ok(!stride_observe(&s, 1, 50, &depth), "a step back breaks it");
+	ok(!stride_observe(&s, 2, 58, &depth), "another mapping starts over");
+	ok(!stride_observe(&s, 2, 58, &depth) && !depth,
+	   "the same block again: nothing");
+	st = stride_observe(&s, 2, 57, &depth);
+	ok(!st, "then -1: one step");
+	st = stride_observe(&s, 2, 56, &depth);
+	ok(st == -1 && depth == 2, "backwards strides work too");
+}
+
+static void test_buckets(void)
+{
+	is_u64(size_bucket(4096, 16), 0, "4 KiB: bucket 0");
+	is_u64(size_bucket(8191, 16), 0, "8 KiB - 1: bucket 0");
+	is_u64(size_bucket(8192, 16), 1, "8 KiB: bucket 1");
+	is_u64(size_bucket(64 << 10, 16), 4, "64 KiB: bucket 4");
+	is_u64(size_bucket(1 << 20, 16), 8, "1 MiB: bucket 8");
+	is_u64(size_bucket(1ULL << 40, 16), 15, "huge: the last bucket");
+	is_u64(size_bucket(100, 16), 0, "tiny: bucket 0");
+}
+
+int main(void)
+{
+	test_growth();
+	test_budget();
+	test_stride();
+	test_buckets();
+	return tap_done();
+}

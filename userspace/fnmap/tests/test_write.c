@@ -1,0 +1,372 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Writes through fnmap reach the file: after fnmap_sync() (checked with
+ * pread on a descriptor of its own), at fnmap_close(), at normal exit of a
+ * process that never synced, and through evictions of dirty blocks when
+ * the budget is far below what is written. Writers that keep writing
+ * while syncs run lose nothing, and each sync makes durable at least what
+ * was written before it began. A crash (SIGKILL) keeps what was synced and
+ * nothing that was not (no eviction happened). The unaligned end of a file
+ * is written without growing it; a file truncated underneath is not grown
+ * back. FNMAP_PRIVATE writes never reach the file. FNMAP_SYNC_INVALIDATE
+ * makes a change made underneath visible.
+ */
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+
+#include "fnmap_test.h"
+
+#define SIZE	((8ULL << 20) + 1234)
+#define SEED	0xabc
+#define SEED2	0xdef
+
+static uint64_t file_word(int fd, uint64_t off)
+{
+	uint64_t w = 0;
+
+	if (pread(fd, &w, 8, (off_t)off) != 8)
+		w = ~0ULL;
+	return w;
+}
+
+/* Every 8-byte word of the file at path: words in [lo, hi) step `step`
+ * pages hold pattern SEED2, all others SEED. Returns the mismatches. */
+static uint64_t verify(const char *path, uint64_t lo, uint64_t hi,
+		       uint64_t step_pages)
+{
+	int fd = open(path, O_RDONLY);
+	uint64_t off, bad = 0;
+	static uint64_t buf[8192];
+
+	for (off = 0; off + 8 <= SIZE; off += sizeof(buf)) {
+		size_t n = SIZE - off < sizeof(buf) ? SIZE - off : sizeof(buf);
+		size_t i;
+
+		if (pread(fd, buf, n, (off_t)off) != (ssize_t)n)
+			return ~0ULL;
+		for (i = 0; i + 8 <= n; i += 8) {
+			uint64_t o = off + i;
+			bool changed = o >= lo && o < hi &&
+				       ((o - lo) / 4096) % step_pages == 0;
+
+			if (buf[i / 8] != word_at(o, changed ? SEED2 : SEED))
+				bad++;
+		}
+	}
+	close(fd);
+	return bad;
+}
+
+/* Write SEED2 into every step-th page of [lo, hi) of the mapping. */
+static void scribble(char *base, uint64_t lo, uint64_t hi, uint64_t step_pages)
+{
+	uint64_t o;
+
+	for (o = lo; o < hi; o += 4096 * step_pages) {
+		uint64_t i;
+
+		for (i = 0; i < 4096 && o + i + 8 <= SIZE; i += 8) {
+			uint64_t w = word_at(o + i, SEED2);
+
+			memcpy(base + o + i, &w, 8);
+		}
+	}
+}
+
+static struct fnmap *open_rw(const char *path, uint64_t bs, unsigned int flags)
+{
+	struct fnmap_options o = { .block_size = bs, .flags = flags };
+	struct fnmap *m = fnmap_open(path, O_RDWR, &o);
+
+	if (!m)
+		diag("fnmap_open: %s", fnmap_errmsg());
+	return m;
+}
+
+static void test_sync_close(const char *path)
+{
+	struct fnmap *m;
+	struct fnmap_stats st;
+
+	make_file(path, SIZE, SEED);
+	runtime_with(64 << 20, 4, 8, 0);
+	m = open_rw(path, 64 << 10, 0);
+	if (!ok(m != NULL, "sync: open read-write"))
+		return;
+	scribble(fnmap_addr(m), 1 << 20, 3 << 20, 3);
+	ok(!fnmap_sync(m, NULL, 0, 0), "sync: fnmap_sync");
+	is_u64(verify(path, 1 << 20, 3 << 20, 3), 0,
+	       "sync: the file holds what was written, nothing else changed");
+	fnmap_stats(m, &st);
+	/* 171 pages written, each its own run (every third page). */
+	ok(st.faults_wp >= 171 && st.write_bytes == 171 * 4096,
+	   "sync: one write fault per page, only dirty pages written "
+	   "(%llu faults, %llu bytes)", (unsigned long long)st.faults_wp,
+	   (unsigned long long)st.write_bytes);
+	scribble(fnmap_addr(m), 5 << 20, 6 << 20, 1);
+	ok(!fnmap_close(m), "close: fnmap_close");
+	{
+		int fd = open(path, O_RDONLY);
+		uint64_t bad = 0, o;
+
+		for (o = 5 << 20; o < 6 << 20; o += 8)
+			bad += file_word(fd, o) != word_at(o, SEED2);
+		close(fd);
+		is_u64(bad, 0, "close: writes after the last sync are written "
+		       "at close");
+	}
+}
+
+/* Tail of a file whose size is not a page multiple, and truncation. */
+static void test_tail(const char *path)
+{
+	struct fnmap *m;
+	struct stat st;
+	char *base;
+	uint64_t o;
+	int fd, bad = 0;
+
+	make_file(path, SIZE, SEED);
+	runtime_with(64 << 20, 4, 8, 0);
+	m = open_rw(path, 64 << 10, 0);
+	if (!ok(m != NULL, "tail: open"))
+		return;
+	base = fnmap_addr(m);
+	for (o = SIZE - 100; o < SIZE; o++)
+		base[o] = (char)0x5a;
+	/* Past the end of the file (the rest of the last page). */
+	base[SIZE + 10] = 1;
+	ok(!fnmap_sync(m, NULL, 0, 0), "tail: sync");
+	stat(path, &st);
+	is_u64((uint64_t)st.st_size, SIZE, "tail: the file did not grow");
+	fd = open(path, O_RDONLY);
+	for (o = SIZE - 100; o < SIZE; o++) {
+		char c = 0;
+
+		if (pread(fd, &c, 1, (off_t)o) != 1 || c != 0x5a)
+			bad++;
+	}
+	is_u64((uint64_t)bad, 0, "tail: the last 100 bytes were written");
+	ok(byte_at(SIZE - 101, SEED) == (uint8_t)base[SIZE - 101],
+	   "tail: the byte before them is the file's");
+
+	/* Truncated underneath: write-back stops at the new end. */
+	if (truncate(path, 4 << 20))
+		diag("truncate: %s", strerror(errno));
+	base[5 << 20] = 7;
+	base[(4 << 20) - 1] = 9;
+	ok(!fnmap_close(m), "truncated: close");
+	stat(path, &st);
+	is_u64((uint64_t)st.st_size, 4 << 20,
+	       "truncated: write-back did not grow the file back");
+	{
+		char c = 0;
+
+		ok(pread(fd, &c, 1, (4 << 20) - 1) == 1 && c == 9,
+		   "truncated: a write before the new end reached it");
+	}
+	close(fd);
+}
+
+/* Many threads, a budget far below what they write: dirty evictions. */
+struct writer {
+	char *base;
+	unsigned int id, n;
+	_Atomic uint64_t done_version;	/* passes completed */
+	_Atomic bool *stop;
+	uint64_t version;
+};
+
+/* Word i (thread i % n) at version v. */
+static uint64_t vword(uint64_t i, uint64_t v)
+{
+	return (v << 40) | i;
+}
+
+static void *writer_main(void *arg)
+{
+	struct writer *w = arg;
+	uint64_t words = (SIZE / 8) & ~63ULL, v, i;
+
+	for (v = 1; !atomic_load(w->stop) && v < 1000000; v++) {
+		/* Every n-th word of every 8th page is this thread's. */
+		for (i = w->id; i < words; i += w->n * 512)
+			*(volatile uint64_t *)(w->base + i * 8) = vword(i, v);
+		atomic_store(&w->done_version, v);
+	}
+	w->version = v - 1;
+	return NULL;
+}
+
+static void test_concurrent(const char *path, uint64_t budget)
+{
+	enum { N = 4 };
+	struct writer w[N];
+	pthread_t th[N];
+	_Atomic bool stop = false;
+	struct fnmap *m;
+	struct fnmap_stats st;
+	unsigned int i, round, bad_round = 0;
+	uint64_t words = (SIZE / 8) & ~63ULL, j, bad = 0;
+	int fd;
+
+	make_file(path, SIZE, SEED);
+	runtime_with(budget, 4, 8, 0);
+	m = open_rw(path, 64 << 10, 0);
+	if (!ok(m != NULL, "concurrent, budget %llu MiB: open",
+		(unsigned long long)budget >> 20))
+		return;
+	fd = open(path, O_RDONLY);
+	for (i = 0; i < N; i++) {
+		w[i] = (struct writer){ .base = fnmap_addr(m), .id = i, .n = N,
+					.stop = &stop };
+		pthread_create(&th[i], NULL, writer_main, &w[i]);
+	}
+	for (round = 0; round < 20; round++) {
+		uint64_t before[N];
+
+		for (i = 0; i < N; i++)
+			before[i] = atomic_load(&w[i].done_version);
+		if (fnmap_sync(m, NULL, 0, 0))
+			diag("sync: %s", fnmap_errmsg());
+		/* What was complete before the sync began is durable. */
+		for (j = 0; j < words; j += N * 512) {
+			for (i = 0; i < N; i++) {
+				uint64_t got = file_word(fd, (j + i) * 8);
+
+				if (before[i] && (got != vword(j + i, got >> 40) ||
+						  (got >> 40) < before[i]))
+					bad_round++;
+			}
+		}
+	}
+	atomic_store(&stop, true);
+	for (i = 0; i < N; i++)
+		pthread_join(th[i], NULL);
+	is_u64(bad_round, 0, "concurrent: each sync made every pass completed "
+	       "before it durable");
+	fnmap_stats(m, &st);
+	if (budget < (8 << 20))
+		ok(st.evictions_dirty > 0, "concurrent: dirty blocks were "
+		   "evicted (%llu) and written back",
+		   (unsigned long long)st.evictions_dirty);
+	ok(!fnmap_close(m), "concurrent: close");
+	for (j = 0; j < words; j++) {
+		unsigned int t = (unsigned int)(j % N);
+		uint64_t want = word_at(j * 8, SEED);
+
+		if ((j / N) % 512 == 0 && w[t].version)
+			want = vword(j, w[t].version);
+		/* Words of other threads' strides stay as they were. */
+		if ((j / N) % 512 != 0)
+			want = word_at(j * 8, SEED);
+		bad += file_word(fd, j * 8) != want;
+	}
+	close(fd);
+	is_u64(bad, 0, "concurrent: after close the file holds each word's "
+	       "last version");
+}
+
+/*
+ * A child writes [lo, hi), then (crash) syncs and writes [lo2, hi2) too
+ * and is killed, or (no crash) returns from main without sync or close.
+ */
+static int child(const char *path, bool crash, uint64_t lo, uint64_t hi,
+		 uint64_t lo2, uint64_t hi2)
+{
+	pid_t pid;
+	int status;
+
+	make_file(path, SIZE, SEED);
+	fflush(stdout);
+	pid = fork();
+	if (!pid) {
+		struct fnmap *m;
+
+		runtime_with(64 << 20, 4, 8, 0);
+		m = open_rw(path, 64 << 10, 0);
+		if (!m)
+			_exit(3);
+		scribble(fnmap_addr(m), lo, hi, 1);
+		if (!crash)
+			exit(0);	/* no sync, no close */
+		if (fnmap_sync(m, NULL, 0, 0))
+			_exit(4);
+		scribble(fnmap_addr(m), lo2, hi2, 1);
+		kill(getpid(), SIGKILL);
+		_exit(5);
+	}
+	waitpid(pid, &status, 0);
+	return status;
+}
+
+static void test_exit_and_crash(const char *path)
+{
+	int status = child(path, false, 2 << 20, 4 << 20, 0, 0);
+
+	ok(WIFEXITED(status) && !WEXITSTATUS(status), "exit: child exited");
+	is_u64(verify(path, 2 << 20, 4 << 20, 1), 0,
+	       "exit: writes are in the file after a normal exit");
+	status = child(path, true, 1 << 20, 2 << 20, 3 << 20, 4 << 20);
+	ok(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
+	   "crash: child killed");
+	is_u64(verify(path, 1 << 20, 2 << 20, 1), 0,
+	       "crash: what was synced survives, what was not is not there "
+	       "(nothing was evicted)");
+}
+
+static void test_private_and_invalidate(const char *path)
+{
+	struct fnmap *m;
+	char *base;
+	uint64_t w = 0x1122334455667788ULL, got;
+	int fd;
+
+	make_file(path, SIZE, SEED);
+	runtime_with(64 << 20, 4, 8, 0);
+	m = open_rw(path, 64 << 10, FNMAP_PRIVATE);
+	if (!ok(m != NULL, "private: open"))
+		return;
+	scribble(fnmap_addr(m), 0, 1 << 20, 1);
+	ok(!fnmap_sync(m, NULL, 0, 0), "private: sync succeeds");
+	is_u64(verify(path, 0, 0, 1), 0, "private: the file is unchanged");
+	got = *(uint64_t *)fnmap_addr(m);
+	is_u64(got, word_at(0, SEED2), "private: the mapping keeps the writes");
+	ok(!fnmap_close(m), "private: close");
+	is_u64(verify(path, 0, 0, 1), 0, "private: unchanged after close");
+
+	m = fnmap_open(path, O_RDONLY, NULL);
+	if (!ok(m != NULL, "invalidate: open read-only"))
+		return;
+	base = fnmap_addr(m);
+	got = *(volatile uint64_t *)(base + 4096);
+	fd = open(path, O_RDWR);
+	if (pwrite(fd, &w, 8, 4096) != 8)
+		diag("pwrite: %s", strerror(errno));
+	close(fd);
+	is_u64(*(volatile uint64_t *)(base + 4096), word_at(4096, SEED),
+	       "invalidate: a cached block keeps what it read");
+	ok(!fnmap_sync(m, NULL, 0, FNMAP_SYNC_INVALIDATE), "invalidate: sync");
+	is_u64(*(volatile uint64_t *)(base + 4096), w,
+	       "invalidate: the next access reads the file's change");
+	ok(!fnmap_close(m), "invalidate: close");
+}
+
+int main(void)
+{
+	const char *path = test_path("write.dat");
+
+	runtime_or_skip(NULL);
+	test_sync_close(path);
+	test_tail(path);
+	test_concurrent(path, 64 << 20);
+	test_concurrent(path, 2 << 20);
+	test_exit_and_crash(path);
+	test_private_and_invalidate(path);
+	fnmap_shutdown();
+	test_cleanup();
+	return tap_done();
+}
