@@ -38,8 +38,6 @@ static void take(struct mx_delays *d, const void *data, size_t len)
 
 	memset(&ts, 0, sizeof(ts));
 	memcpy(&ts, data, len < sizeof(ts) ? len : sizeof(ts));
-	d->run_ns = ts.cpu_run_real_total;
-	d->runq_ns = ts.cpu_delay_total;
 	d->blkio_ns = ts.blkio_delay_total;
 	d->blkio_count = ts.blkio_count;
 	d->swapin_ns = ts.swapin_delay_total;
@@ -66,6 +64,24 @@ static int on_reply(struct nl_msg *msg, void *arg)
 	return NL_OK;
 }
 
+/* Exact CPU and run-queue time of the calling thread. */
+static int schedstat(struct mx_delays *d)
+{
+	unsigned long long run, wait;
+	FILE *f = fopen("/proc/thread-self/schedstat", "re");
+	int ret = -1;
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%llu %llu", &run, &wait) == 2) {
+		d->run_ns = run;
+		d->runq_ns = wait;
+		ret = 0;
+	}
+	fclose(f);
+	return ret;
+}
+
 int mx_delays_self(struct mx_delays *d)
 {
 	struct reply r = { .d = d };
@@ -89,7 +105,8 @@ int mx_delays_self(struct mx_delays *d)
 	    nla_put_u32(msg, TASKSTATS_CMD_ATTR_PID, (uint32_t)syscall(SYS_gettid)))
 		goto out;
 	nl_socket_modify_cb(sk, NL_CB_VALID, NL_CB_CUSTOM, on_reply, &r);
-	if (nl_send_auto(sk, msg) < 0 || nl_recvmsgs_default(sk) < 0 || !r.got)
+	if (nl_send_auto(sk, msg) < 0 || nl_recvmsgs_default(sk) < 0 || !r.got ||
+	    schedstat(d))
 		goto out;
 	ret = 0;
 out:
@@ -101,19 +118,31 @@ out:
 }
 
 #define FIELDS(X) \
-	X(run_ns) X(runq_ns) X(blkio_ns) X(blkio_count) X(reclaim_ns) \
+	X(span_ns) X(run_ns) X(runq_ns) X(blkio_ns) X(blkio_count) X(reclaim_ns) \
 	X(thrashing_ns) X(swapin_ns) X(read_bytes) X(write_bytes)
 
 void mx_delays_sub(struct mx_delays *out, const struct mx_delays *after,
-		   const struct mx_delays *before)
+		   const struct mx_delays *before, uint64_t span_ns,
+		   bool *implausible)
 {
+	/* Clocks and ticks differ a little: allow 5% and 10 ms. */
+	uint64_t limit = span_ns + span_ns / 20 + 10000000;
+
 	memset(out, 0, sizeof(*out));
+	*implausible = false;
 	if (!after->valid || !before->valid)
 		return;
-	out->valid = true;
 #define SUB(f) out->f = after->f - before->f;
 	FIELDS(SUB)
 #undef SUB
+	out->span_ns = span_ns;
+	if (out->run_ns > limit || out->runq_ns > limit || out->blkio_ns > limit ||
+	    out->reclaim_ns > limit || out->thrashing_ns > limit ||
+	    out->swapin_ns > limit) {
+		*implausible = true;
+		return;
+	}
+	out->valid = true;
 }
 
 void mx_delays_add(struct mx_delays *into, const struct mx_delays *d)

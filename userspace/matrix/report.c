@@ -62,7 +62,8 @@ struct totals {
 	uint64_t minflt, majflt, worker_ns, elapsed_ns, final_sync_ns;
 	uint64_t durable_checked, durable_lost;
 	struct mx_hist lat, sync;
-	struct mx_delays delays;
+	struct mx_delays delays;	/* span_ns: the threads they cover */
+	unsigned int delays_dropped;	/* threads with impossible delays */
 };
 
 static void add_thread(struct totals *t, const json_t *th)
@@ -85,6 +86,8 @@ static void add_thread(struct totals *t, const json_t *th)
 		mx_hist_merge(&t->sync, &h);
 	if (!mx_delays_from_json(&d, json_object_get(th, "delays")))
 		mx_delays_add(&t->delays, &d);
+	if (json_is_true(json_object_get(th, "delays_implausible")))
+		t->delays_dropped++;
 }
 
 static void totals_init(struct totals *t)
@@ -102,7 +105,7 @@ static void totals_init(struct totals *t)
 static json_t *delay_shares(const struct totals *t, bool delayacct)
 {
 	const struct mx_delays *d = &t->delays;
-	double all = (double)t->worker_ns;
+	double all = (double)d->span_ns;	/* threads with sound delays */
 	double known;
 
 	if (!d->valid || all <= 0)
@@ -144,6 +147,7 @@ static json_t *totals_json(const struct totals *t, bool delayacct)
 	json_object_set_new(o, "sync_latency", hist_summary(&t->sync));
 	json_object_set_new(o, "delays", mx_delays_json(&t->delays));
 	json_object_set_new(o, "delay_shares", delay_shares(t, delayacct));
+	json_object_set_new(o, "delays_dropped", json_integer(t->delays_dropped));
 	return o;
 }
 
@@ -182,6 +186,7 @@ void mx_report_summarise(json_t *rep)
 		mx_hist_merge(&all.lat, &one.lat);
 		mx_hist_merge(&all.sync, &one.sync);
 		mx_delays_add(&all.delays, &one.delays);
+		all.delays_dropped += one.delays_dropped;
 	}
 	json_object_set_new(rep, "result", totals_json(&all, delayacct));
 }
@@ -318,6 +323,9 @@ static void print_result(const json_t *r)
 		       100 * real(r, "delay_shares.reclaim"),
 		       100 * real(r, "delay_shares.thrashing"),
 		       100 * real(r, "delay_shares.other_sleep"));
+	if (num(r, "delays_dropped"))
+		printf("  (%" PRIu64 " thread%s left out of that split: the kernel counted a delay longer than the run)\n",
+		       num(r, "delays_dropped"), num(r, "delays_dropped") == 1 ? "" : "s");
 }
 
 static void print_threads(const json_t *rep)

@@ -216,7 +216,8 @@ void *mx_worker_main(void *arg)
 		w->end_ns = mx_now_ns();
 		usage_now(&r1);
 		mx_delays_self(&d1);
-		mx_delays_sub(&w->delays, &d1, &d0);
+		mx_delays_sub(&w->delays, &d1, &d0, w->end_ns - w->start_ns,
+			      &w->delays_implausible);
 		w->minflt = (uint64_t)(r1.ru_minflt - r0.ru_minflt);
 		w->majflt = (uint64_t)(r1.ru_majflt - r0.ru_majflt);
 		w->nvcsw = (uint64_t)(r1.ru_nvcsw - r0.ru_nvcsw);
@@ -287,6 +288,8 @@ json_t *mx_worker_json(const struct mx_worker *w)
 	json_object_set_new(o, "utime_us", json_integer((json_int_t)w->utime_us));
 	json_object_set_new(o, "stime_us", json_integer((json_int_t)w->stime_us));
 	json_object_set_new(o, "delays", mx_delays_json(&w->delays));
+	if (w->delays_implausible)
+		json_object_set_new(o, "delays_implausible", json_true());
 	if (w->gram.panels)
 		json_object_set_new(o, "xtx_trace", json_real(mx_gram_trace(&w->gram)));
 	if (w->error[0])

@@ -76,6 +76,7 @@ struct mx_worker {
 	uint64_t start_ns, end_ns;
 	uint64_t minflt, majflt, nvcsw, nivcsw, utime_us, stime_us;
 	struct mx_delays delays;
+	bool delays_implausible;	/* the kernel's counters were off */
 	struct mx_element_ref wrong_at[MX_WRONG_KEPT];
 	struct mx_element_ref recent[MX_RECENT_UPDATES];
 	unsigned int nr_recent;		/* total updates seen, ring index */
