@@ -188,27 +188,41 @@ static int check_event(struct reader *rd, const struct fnblk_event *ev)
 	return 0;
 }
 
-static int csv_comment(struct reader *rd, struct fnblk_events *e, char *s)
+int fnblk_events_meta_line(struct fnblk_events *e, char *s, const char **why)
 {
 	char *eq;
+
+	s = trim(s + 1);
+	if (!strncmp(s, "source=", 7)) {
+		if (fnblk_events_set_source(e, s + 7))
+			goto nomem;
+	} else if (!strncmp(s, "param ", 6)) {
+		s = trim(s + 6);
+		eq = strchr(s, '=');
+		if (!eq || eq == s) {
+			*why = "param line without name=value";
+			return -1;
+		}
+		*eq = '\0';
+		if (fnblk_events_set_param(e, trim(s), trim(eq + 1)))
+			goto nomem;
+	}
+	/* The magic and any other comment carry nothing to keep. */
+	return 0;
+nomem:
+	*why = "out of memory";
+	return -1;
+}
+
+static int csv_comment(struct reader *rd, struct fnblk_events *e, char *s)
+{
+	const char *why;
 
 	if (!strncmp(s, "# fnblk-events v", 16) && strcmp(s, FNBLK_EVENTS_MAGIC))
 		return fail(rd, "unsupported version \"%s\" (this reader knows %s)",
 			    s, FNBLK_EVENTS_MAGIC);
-	s = trim(s + 1);
-	if (!strncmp(s, "source=", 7)) {
-		if (fnblk_events_set_source(e, s + 7))
-			return fail(rd, "%s", strerror(errno));
-	} else if (!strncmp(s, "param ", 6)) {
-		s = trim(s + 6);
-		eq = strchr(s, '=');
-		if (!eq || eq == s)
-			return fail(rd, "param line without name=value");
-		*eq = '\0';
-		if (fnblk_events_set_param(e, trim(s), trim(eq + 1)))
-			return fail(rd, "%s", strerror(errno));
-	}
-	/* The magic and any other comment carry nothing to keep. */
+	if (fnblk_events_meta_line(e, s, &why))
+		return fail(rd, "%s", why);
 	return 0;
 }
 
@@ -541,15 +555,21 @@ int fnblk_events_read_file(const char *path, struct fnblk_events *e,
 
 int fnblk_events_csv_header(FILE *f, const struct fnblk_events *e)
 {
+	fprintf(f, "%s\n", FNBLK_EVENTS_MAGIC);
+	fnblk_events_write_meta(f, e);
+	fprintf(f, "%s\n", FNBLK_EVENTS_HEADER);
+	return ferror(f) ? -1 : 0;
+}
+
+int fnblk_events_write_meta(FILE *f, const struct fnblk_events *e)
+{
 	size_t i;
 
-	fprintf(f, "%s\n", FNBLK_EVENTS_MAGIC);
 	if (e->source)
 		fprintf(f, "# source=%s\n", e->source);
 	for (i = 0; i < e->nr_params; i++)
 		fprintf(f, "# param %s=%s\n", e->params[i].name,
 			e->params[i].value);
-	fprintf(f, "%s\n", FNBLK_EVENTS_HEADER);
 	return ferror(f) ? -1 : 0;
 }
 

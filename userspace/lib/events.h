@@ -92,6 +92,15 @@ int fnblk_events_csv_row(FILE *f, const struct fnblk_event *ev);
 int fnblk_events_jsonl_header(FILE *f, const struct fnblk_events *e);
 int fnblk_events_jsonl_row(FILE *f, const struct fnblk_event *ev);
 
+/*
+ * The "# source=NAME" and "# param NAME=VALUE" lines, which other fnblk
+ * text files (replay events) share: parse one comment line s (starting
+ * with '#'; other comments are ignored) into e, or write e's. meta_line
+ * returns 0, or -1 with *why.
+ */
+int fnblk_events_meta_line(struct fnblk_events *e, char *s, const char **why);
+int fnblk_events_write_meta(FILE *f, const struct fnblk_events *e);
+
 /* Whole-set writers: header and every row. */
 int fnblk_events_write_csv(FILE *f, const struct fnblk_events *e);
 int fnblk_events_write_jsonl(FILE *f, const struct fnblk_events *e);

@@ -18,6 +18,7 @@ static const struct {
 	{ "theory", cmd_theory },
 	{ "compare", cmd_compare },
 	{ "bench", cmd_bench },
+	{ "replay", cmd_replay },
 };
 
 static const struct cli_term command_terms[] = {
@@ -27,6 +28,8 @@ static const struct cli_term command_terms[] = {
 	{ "compare", "simulate again a fleet run recorded by fnblk-fleet and "
 		     "compare the key figures" },
 	{ "bench", "measure simulated events per second" },
+	{ "replay", "replay job records at simulated sites and predict "
+		    "queue time, wall time, errors and remote access" },
 	{ NULL, NULL },
 };
 
@@ -57,7 +60,7 @@ int main(int argc, char **argv)
 	if (ret != CLI_CONTINUE)
 		return ret;
 	if (first == argc)
-		return cli_usage_error(&prog, "no COMMAND (run, theory, compare or bench)");
+		return cli_usage_error(&prog, "no COMMAND (run, theory, compare, bench or replay)");
 	if (!strcmp(argv[first], "help")) {
 		cli_help(&prog, stdout);
 		return CLI_EXIT_OK;
@@ -65,6 +68,6 @@ int main(int argc, char **argv)
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(argv[first], commands[i].name))
 			return commands[i].fn(argc - first, argv + first);
-	return cli_usage_error(&prog, "unknown command '%s' (expected run, theory, compare or bench)",
+	return cli_usage_error(&prog, "unknown command '%s' (expected run, theory, compare, bench or replay)",
 			       argv[first]);
 }
