@@ -5,9 +5,12 @@
  * FNMAP_CFG_NO_COALESCE); a strided walk is prefetched (not under random
  * advice, not with FNMAP_CFG_NO_PREFETCH); the capacity grows when blocks
  * come back (reuse within the budget) and does not for a scan that never
- * reuses; the budget bounds what is resident.
+ * reuses; the budget bounds what is resident; fnmap_advise(WILLNEED)
+ * brings a range in before it is touched (no fault on it afterwards) in
+ * coalesced requests, and DONTNEED drops it.
  */
 #include <sys/mman.h>
+#include <time.h>
 
 #include "fnmap_test.h"
 
@@ -153,6 +156,61 @@ static void test_growth(const char *path)
 	fnmap_close(m);
 }
 
+/* Statistics of m once fills reach want, or after 20 s. */
+static void wait_fills(const struct fnmap *m, uint64_t want,
+		       struct fnmap_stats *st)
+{
+	struct timespec ts = { 0, 10 * 1000 * 1000 };
+
+	for (int i = 0; i < 2000; i++) {
+		fnmap_stats(m, st);
+		if (st->fills >= want)
+			return;
+		nanosleep(&ts, NULL);
+	}
+}
+
+static void test_willneed(const char *path)
+{
+	const uint64_t at = 8 * MiB, len = 8 * MiB;
+	struct fnmap_stats st;
+	struct fnmap *m;
+	uint64_t off, bad = 0, faults;
+	char *base;
+
+	m = open_with(path, 64 * MiB, 0, FNMAP_ADV_RANDOM);
+	base = fnmap_addr(m);
+	ok(!fnmap_advise(m, base + at, len, FNMAP_ADV_WILLNEED),
+	   "willneed on 8 MiB: accepted");
+	wait_fills(m, len >> 16, &st);
+	ok(st.fills == len >> 16 && st.prefetches == len >> 16 && !st.faults,
+	   "willneed: the 128 blocks came in before any touch (%llu fills, "
+	   "%llu prefetched, %llu faults)", (unsigned long long)st.fills,
+	   (unsigned long long)st.prefetches, (unsigned long long)st.faults);
+	ok(st.reads < st.fills / 2, "willneed: in coalesced requests (%llu "
+	   "for %llu blocks)", (unsigned long long)st.reads,
+	   (unsigned long long)st.fills);
+	for (off = at; off < at + len; off += 4096)
+		bad += touch(m, off) != word_at(off, SEED);
+	faults = st.faults;
+	fnmap_stats(m, &st);
+	ok(!bad && st.faults == faults && st.fills == len >> 16,
+	   "willneed: every page of the range read right without a fault "
+	   "(%llu faults)", (unsigned long long)(st.faults - faults));
+
+	ok(!fnmap_advise(m, base + at, len, FNMAP_ADV_DONTNEED),
+	   "dontneed on the range: accepted");
+	fnmap_stats(m, &st);
+	is_u64(st.resident, 0, "dontneed: nothing of it stays resident");
+	for (off = at; off < at + len; off += 64 << 10)
+		bad += touch(m, off) != word_at(off, SEED);
+	fnmap_stats(m, &st);
+	ok(!bad && st.faults == faults + (len >> 16),
+	   "dontneed: touched again, each block faults and reads right "
+	   "(%llu faults)", (unsigned long long)(st.faults - faults));
+	fnmap_close(m);
+}
+
 int main(void)
 {
 	const char *path = test_path("cache.dat");
@@ -162,6 +220,7 @@ int main(void)
 	test_coalescing(path);
 	test_prefetch(path);
 	test_growth(path);
+	test_willneed(path);
 	fnmap_shutdown();
 	test_cleanup();
 	return tap_done();
