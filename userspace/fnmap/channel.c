@@ -3,7 +3,9 @@
  * I/O channels. Each channel is a thread with its own io_uring holding up
  * to queue_depth requests; it takes coalesced requests from the queue
  * while it has room, then sleeps in io_uring until a completion or a kick
- * (an eventfd read that is always pending in the ring) arrives. Kicks go
+ * (a poll of an eventfd, always pending in the ring) arrives. A poll, not
+ * a read: on 6.1 io_uring completes a read of a non-blocking eventfd at
+ * once with -EAGAIN, and a channel re-arming it would spin. Kicks go
  * to the channel with the fewest requests out, so the load spreads and the
  * device sees channels x depth requests when the queue is long.
  *
@@ -205,8 +207,16 @@ static void arm_wake(struct channel *ch)
 {
 	struct io_uring_sqe *sqe = io_uring_get_sqe(&ch->ring);
 
-	io_uring_prep_read(sqe, ch->efd, &ch->efd_buf, sizeof(ch->efd_buf), 0);
+	io_uring_prep_poll_add(sqe, ch->efd, POLLIN);
 	io_uring_sqe_set_data64(sqe, WAKE_TAG);
+}
+
+/* A kick arrived: consume it (the eventfd is non-blocking), poll again. */
+static void rearm_wake(struct channel *ch)
+{
+	if (read(ch->efd, &ch->efd_buf, sizeof(ch->efd_buf)) < 0)
+		ch->efd_buf = 0;
+	arm_wake(ch);
 }
 
 static void fill_ring(struct channel *ch)
@@ -256,7 +266,7 @@ static void *uring_loop(struct channel *ch)
 
 			seen++;
 			if (tag == WAKE_TAG) {
-				arm_wake(ch);
+				rearm_wake(ch);
 				continue;
 			}
 			struct io *io = (struct io *)(uintptr_t)tag;

@@ -102,6 +102,9 @@ static inline void test_cleanup(void)
  * not available to this user (exits 0 with a TAP skip). */
 static inline void runtime_or_skip(const struct fnmap_config *cfg)
 {
+	/* Line by line: a test killed by a timeout still shows how far it
+	 * got. */
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (!fnmap_init(cfg))
 		return;
 	if (errno == EPERM || errno == ENOSYS || errno == EACCES ||

@@ -7,7 +7,8 @@
  * come back (reuse within the budget) and does not for a scan that never
  * reuses; the budget bounds what is resident; fnmap_advise(WILLNEED)
  * brings a range in before it is touched (no fault on it afterwards) in
- * coalesced requests, and DONTNEED drops it.
+ * coalesced requests, and DONTNEED drops it; an idle runtime sleeps
+ * (its channels wait in the kernel, they do not spin).
  */
 #include <sys/mman.h>
 #include <time.h>
@@ -211,12 +212,40 @@ static void test_willneed(const char *path)
 	fnmap_close(m);
 }
 
+static double cpu_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Four channels and the other threads, nothing to do for a second: they
+ * must sleep. (On 6.1 an io_uring read of a non-blocking eventfd
+ * completes at once with -EAGAIN; a channel that re-armed it spun.) */
+static void test_idle(const char *path)
+{
+	struct timespec ts = { 1, 0 };
+	struct fnmap *m;
+	double used;
+
+	m = open_with(path, 64 * MiB, 0, FNMAP_ADV_RANDOM);
+	ok(touch(m, 0) == word_at(0, SEED), "idle: one read first");
+	used = cpu_s();
+	nanosleep(&ts, NULL);
+	used = cpu_s() - used;
+	ok(used < 0.25, "idle: the runtime used %.3f s of CPU in 1 s "
+	   "(under 0.25)", used);
+	fnmap_close(m);
+}
+
 int main(void)
 {
 	const char *path = test_path("cache.dat");
 
 	make_file(path, 64 * MiB, SEED);
 	runtime_or_skip(NULL);
+	test_idle(path);
 	test_coalescing(path);
 	test_prefetch(path);
 	test_growth(path);
