@@ -19,6 +19,8 @@
 # make check-deps                        do the packages install-deps
 #                                        installs provide all the sources use?
 # make check [KERNELS="6.1 6.12"]        every test: host, then VMs
+# make fresh-check                       the README's set-up commands on a
+#                                        fresh Debian 12 root (mmdebstrap)
 # make demo                              checkpoint fleet on fnblk in a VM
 # See Documentation/build.rst.
 
@@ -57,7 +59,7 @@ LINT_FILES = $(wildcard module/*.c module/*.h) uapi/linux/fnblk.h
 
 .PHONY: all modules userspace root selftests kernel-tools install \
 	install-module install-userspace dkms-add lint checkpatch sparse \
-	check-deps check demo \
+	check-deps check fresh-check demo \
 	clean help $(KVERS:%=module-%) $(KVERS:%=sparse-%)
 
 all: modules userspace root selftests
@@ -159,6 +161,9 @@ check-deps:
 
 check:
 	scripts/check
+
+fresh-check:
+	scripts/fresh-check
 
 demo:
 	scripts/demo

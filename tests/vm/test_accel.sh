@@ -10,6 +10,8 @@
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
 . "$src/selftests/fnblk/lib_tap.sh"
+# The fake qemu needs no turn on the VM lock of a caller's environment.
+unset FNBLK_VM_LOCK FNBLK_VM_LOCK_HELD
 
 [ -r /dev/kvm ] && [ -w /dev/kvm ] ||
 	skip_all "no usable /dev/kvm here: scripts/vm does not probe KVM"

@@ -1,0 +1,79 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# scripts/vm-lock: runs a command holding the VM lock, waits while another
+# process holds it, and neither waits nor takes it again when its caller
+# holds it (flock LOCK make ... -> scripts/vm-lock make ...). And
+# scripts/vm with FNBLK_VM_LOCK (as make fresh-check runs it): its guest
+# waits for the lock, and it says how long. A private lock file stands in
+# for /tmp/fnblk-vm.lock, a fake qemu for the guest.
+here=$(cd "$(dirname "$0")" && pwd)
+src=$(cd "$here/../.." && pwd)
+. "$src/selftests/fnblk/lib_tap.sh"
+
+tmp=$(mktemp -d)
+FNBLK_VM_LOCK_FILE=$tmp/vm.lock
+export FNBLK_VM_LOCK_FILE
+unset FNBLK_VM_LOCK FNBLK_VM_LOCK_HELD
+vl=$src/scripts/vm-lock
+holder=
+
+cleanup() {
+	[ -z "$holder" ] || kill "$holder" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+check "not held: --held says no" sh -c "! '$vl' --held"
+: >"$FNBLK_VM_LOCK_FILE"
+check "held by the caller through a descriptor (exec 9>FILE; flock 9): --held says yes" \
+	bash -c "exec 9>'$FNBLK_VM_LOCK_FILE'; flock 9; '$vl' --held"
+check "the command runs holding the lock" "$vl" "$vl" --held
+check_eq "the command's exit status comes back" "$("$vl" sh -c 'exit 3'; echo $?)" 3
+
+: >"$FNBLK_VM_LOCK_FILE"
+check "under the caller's flock: runs at once, without waiting" \
+	timeout 10 flock "$FNBLK_VM_LOCK_FILE" "$vl" "$vl" --held
+
+flock -o "$FNBLK_VM_LOCK_FILE" sleep 30 &
+holder=$!
+i=0
+while ! grep -q "FLOCK.* $holder " /proc/locks && [ $i -lt 50 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+check "held by another process: --held says no" sh -c "! '$vl' --held"
+timeout 2 "$vl" true 2>/dev/null
+check_eq "held by another process: the command waits for it" "$?" 124
+
+if ls /boot/vmlinuz-* >/dev/null 2>&1; then
+	mkdir "$tmp/bin"
+	printf '#!/bin/sh\necho "FNBLK-VM-EXIT: 0"\n' >"$tmp/bin/qemu-system-x86_64"
+	chmod +x "$tmp/bin/qemu-system-x86_64"
+	PATH=$tmp/bin:$PATH FNBLK_VM_LOCK=$FNBLK_VM_LOCK_FILE \
+		"$src/scripts/vm" -a tcg -t 60 -o "$tmp/out" -- true 2>"$tmp/vm.err" &
+	vm=$!
+	sleep 3
+	check "scripts/vm with FNBLK_VM_LOCK waits while another VM holds it" \
+		kill -0 "$vm"
+	check "and says so" grep -q "waiting for the VM lock $FNBLK_VM_LOCK_FILE" "$tmp/vm.err"
+fi
+kill "$holder"
+wait "$holder" 2>/dev/null
+holder=
+check "released: the command runs" timeout 10 "$vl" true 2>/dev/null
+if [ -n "${vm:-}" ]; then
+	wait "$vm"
+	check_eq "released: scripts/vm runs its guest" "$?" 0
+	check "and says how long it waited" grep -q "waited [0-9]* s for the VM lock" "$tmp/vm.err"
+	# "flock LOCK make check" with FNBLK_VM_LOCK=LOCK as well: no deadlock.
+	PATH=$tmp/bin:$PATH FNBLK_VM_LOCK=$FNBLK_VM_LOCK_FILE timeout 20 \
+		flock "$FNBLK_VM_LOCK_FILE" "$src/scripts/vm" -a tcg -t 60 -o "$tmp/out" -- true \
+		2>"$tmp/vm2.err"
+	check_eq "FNBLK_VM_LOCK under a caller that holds the lock: runs at once" "$?" 0
+else
+	skip "scripts/vm with FNBLK_VM_LOCK" "no kernel in /boot"
+fi
+
+echo "1..$n"
+[ "$failed" -eq 0 ]
