@@ -102,6 +102,21 @@ class Dpkg:
                 (found[n] for n in names if n in found), set())
         return {p: self._owner_cache[p] for p in paths}
 
+    def in_every_system(self, package):
+        """Whether the archive (apt's lists) says every Debian system has
+        package (Essential, or Priority: required, what mmdebstrap's
+        minbase installs). dpkg's own record may say less: it keeps the
+        .deb's priority (apt's is "important" there, "required" in the
+        archive)."""
+        if package in self.base:
+            return True
+        res = subprocess.run(['apt-cache', 'show', '--no-all-versions',
+                              package], capture_output=True, text=True)
+        fields = dict(line.split(': ', 1) for line in res.stdout.splitlines()
+                      if ': ' in line and not line.startswith(' '))
+        return (fields.get('Essential') == 'yes' or
+                fields.get('Priority') == 'required')
+
 
 def _groups(field):
     """A Depends-style field as lists of alternative package names."""

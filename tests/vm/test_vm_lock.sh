@@ -26,8 +26,17 @@ trap cleanup EXIT
 
 check "not held: --held says no" sh -c "! '$vl' --held"
 : >"$FNBLK_VM_LOCK_FILE"
-check "held by the caller through a descriptor (exec 9>FILE; flock 9): --held says yes" \
-	bash -c "exec 9>'$FNBLK_VM_LOCK_FILE'; flock 9; '$vl' --held"
+# /proc/locks names no holder for a lock whose taker (flock 9) has exited
+# when it is read in a PID namespace (make fresh-check's root): the case
+# cannot be told there.
+: >"$tmp/probe"
+if ! bash -c "exec 8>'$tmp/probe'; flock 8
+	grep -q ':$(stat -c %i "$tmp/probe") ' /proc/locks"; then
+	skip "held by the caller through a descriptor" "in a PID namespace"
+else
+	check "held by the caller through a descriptor (exec 9>FILE; flock 9): --held says yes" \
+		bash -c "exec 9>'$FNBLK_VM_LOCK_FILE'; flock 9; '$vl' --held"
+fi
 check "the command runs holding the lock" "$vl" "$vl" --held
 check_eq "the command's exit status comes back" "$("$vl" sh -c 'exit 3'; echo $?)" 3
 
