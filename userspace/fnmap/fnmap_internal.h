@@ -378,6 +378,9 @@ void rt_counters_add(struct fnmap_counters *to,
 void rt_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* A size from environment variable name ("64KiB"); -1 with a message. */
 int rt_parse_size_env(const char *name, const char *value, uint64_t *v);
+/* Write back every mapping of this process's runtime, if it has one (at
+ * exit(3), and the shim's _exit(2)). */
+void rt_sync_at_exit(void);
 
 /* Raw system calls: the shim interposes the libc names. */
 void *sys_mmap(void *addr, size_t len, int prot, int flags, int fd,

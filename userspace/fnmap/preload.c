@@ -9,6 +9,9 @@
  * fnmap mapping: MAP_SHARED as fnmap_open_fd(), MAP_PRIVATE with
  * FNMAP_PRIVATE (writes stay in memory). msync(), madvise(), munmap()
  * and mprotect() on such a region are translated; mremap() is refused.
+ * _exit() and _Exit() write back first, as exit() does: with the
+ * kernel's mmap a process's writes outlive it, and programs such as fio
+ * end their forked workers with _exit().
  * Everything else goes to the C library. What differs from the kernel's
  * mmap is in fnmap(3), LD_PRELOAD SHIM.
  *
@@ -38,6 +41,8 @@ static int (*real_msync)(void *, size_t, int);
 static int (*real_madvise)(void *, size_t, int);
 static int (*real_mprotect)(void *, size_t, int);
 static void *(*real_mremap)(void *, size_t, size_t, int, ...);
+typedef void (*exit_fn)(int) __attribute__((noreturn));
+static exit_fn real__exit, real__Exit;
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static char **prefixes;
@@ -65,6 +70,8 @@ static void setup(void)
 	real_madvise = dlsym(RTLD_NEXT, "madvise");
 	real_mprotect = dlsym(RTLD_NEXT, "mprotect");
 	real_mremap = dlsym(RTLD_NEXT, "mremap");
+	real__exit = (exit_fn)dlsym(RTLD_NEXT, "_exit");
+	real__Exit = (exit_fn)dlsym(RTLD_NEXT, "_Exit");
 	s = getenv("FNMAP_REQUIRE");
 	require = s && *s && strcmp(s, "0");
 	s = getenv("FNMAP_MIN_SIZE");
@@ -293,4 +300,24 @@ void *mremap(void *old, size_t old_len, size_t new_len, int flags, ...)
 		return MAP_FAILED;
 	}
 	return real_mremap(old, old_len, new_len, flags, new_addr);
+}
+
+/*
+ * _exit() skips exit()'s handlers, and with them the write-back a kernel
+ * mapping would not need: do it here. (A process killed by a signal, or
+ * one calling the exit_group system call directly, still loses what it
+ * had not synced: fnmap(3), CRASHES AND EXIT.)
+ */
+void _exit(int status)
+{
+	pthread_once(&once, setup);
+	rt_sync_at_exit();
+	real__exit(status);
+}
+
+void _Exit(int status)
+{
+	pthread_once(&once, setup);
+	rt_sync_at_exit();
+	real__Exit(status);
 }

@@ -222,7 +222,7 @@ static void runtime_free(struct fnmap_runtime *rt)
 	free(rt);
 }
 
-static void at_exit(void)
+void rt_sync_at_exit(void)
 {
 	struct fnmap_runtime *rt;
 
@@ -305,7 +305,7 @@ static struct fnmap_runtime *runtime_start(const struct fnmap_config *cfg)
 		return NULL;
 	}
 	if (!hooks) {
-		atexit(at_exit);
+		atexit(rt_sync_at_exit);
 		pthread_atfork(fork_prepare, fork_parent, fork_child);
 		hooks = true;
 	}

@@ -6,6 +6,8 @@
  *   helper_limits DIR        the checks, on files it creates in DIR
  *   helper_limits -w FILE    write 'W' over the first page and return from
  *                            main without msync or munmap
+ *   helper_limits -W FILE    the same, then leave with _exit(), as fio's
+ *                            forked workers do
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -121,16 +123,18 @@ int main(int argc, char **argv)
 	int fd, status;
 	pid_t pid;
 
-	if (argc == 3 && !strcmp(argv[1], "-w")) {
+	if (argc == 3 && (!strcmp(argv[1], "-w") || !strcmp(argv[1], "-W"))) {
 		p = map(argv[2], O_RDWR, PROT_READ | PROT_WRITE, MAP_SHARED,
 			NULL);
 		if (!p)
 			return 1;
 		memset(p, 'W', 4096);
+		if (argv[1][1] == 'W')
+			_exit(0);
 		return 0;
 	}
 	if (argc != 2) {
-		fprintf(stderr, "usage: helper_limits DIR | -w FILE\n");
+		fprintf(stderr, "usage: helper_limits DIR | -w FILE | -W FILE\n");
 		return 2;
 	}
 

@@ -68,5 +68,10 @@ LD_PRELOAD=$shim "$here/tests/helper_limits" -w "$dir/exit.dat"
 ok "$([ "$(head -c 4096 "$dir/exit.dat" | tr -d W | wc -c)" = 0 ] && echo 0)" \
 	"a program that returns from main without msync has its writes in the file"
 
+head -c 65536 /dev/zero >"$dir/_exit.dat"
+LD_PRELOAD=$shim "$here/tests/helper_limits" -W "$dir/_exit.dat"
+ok "$([ "$(head -c 4096 "$dir/_exit.dat" | tr -d W | wc -c)" = 0 ] && echo 0)" \
+	"a program that leaves with _exit() without msync has its writes in the file"
+
 echo "1..$n"
 exit $failed
