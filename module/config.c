@@ -17,6 +17,7 @@ void fnblk_config_default(struct fnblk_config *cfg)
 	cfg->size = FNBLK_DEFAULT_SIZE;
 	cfg->key = FNBLK_KEY_TGID;
 	cfg->store = FNBLK_STORE_MEMORY;
+	cfg->max_users = FNBLK_MAX_USERS_DEFAULT;
 	strscpy(cfg->fn_spec, "constant", sizeof(cfg->fn_spec));
 	fnblk_params_default(&cfg->sched);
 }
@@ -36,6 +37,10 @@ int fnblk_config_check(struct fnblk_config *cfg, const char **err)
 	}
 	if (cfg->store >= __FNBLK_STORE_MAX) {
 		*err = "unknown store";
+		return -EINVAL;
+	}
+	if (!cfg->max_users || cfg->max_users > FNBLK_MAX_USERS_LIMIT) {
+		*err = "max_users must be 1 to 1048576";
 		return -EINVAL;
 	}
 	ret = fnblk_fn_parse(cfg->fn_spec, &cfg->sched.fn, err);

@@ -5,7 +5,8 @@
  * or another task, which would hide who the user is).
  *
  * Opens are counted here so that deletion can refuse a device in use
- * without racing a concurrent open.
+ * without racing a concurrent open. While the module is still loading,
+ * opens fail: a load that fails must be able to delete every device.
  */
 #include <linux/blkdev.h>
 
@@ -32,7 +33,7 @@ static int fnblk_open_disk(struct gendisk *disk)
 	int ret = 0;
 
 	spin_lock_bh(&dev->lock);
-	if (dev->dying)
+	if (dev->dying || !fnblk_loaded())
 		ret = -ENXIO;
 	else
 		dev->open_count++;

@@ -21,6 +21,7 @@
 #include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
 #include <linux/xarray.h>
 
 #include "fnblk_sched.h"
@@ -28,14 +29,13 @@
 #define FNBLK_SECTOR_SHIFT	9
 /* Largest request the device accepts, as a remote file system's RPC. */
 #define FNBLK_MAX_IO_BYTES	SZ_1M
-#define FNBLK_SIZE_MAX		BIT_ULL(40)	/* 1 TiB */
-#define FNBLK_MAX_DEVICES	1024
 
 /* Everything a user can set, shared by module parameters and netlink. */
 struct fnblk_config {
 	u64 size;			/* capacity, bytes, multiple of 4096 */
 	u8 key;				/* enum fnblk_key: who counts as a user */
 	u8 store;			/* enum fnblk_store */
+	u32 max_users;			/* users kept apart; then overflow */
 	char fn_spec[FNBLK_FN_SPEC_LEN]; /* f(n) as the user wrote it */
 	/* bandwidth, f(n) table, latency, overhead, grace, policy, users */
 	struct fnblk_params sched;
@@ -75,8 +75,22 @@ struct fnblk_dev_user {
 	u64 ops[2];			/* read, write (incl. flush, discard) */
 	u64 bytes[2];
 	u64 wait_ns;			/* sum of queueing delays */
+	u64 start_ns;			/* start time of the task it is, 0: any */
+	u64 last_ns;			/* last request submitted */
 	u32 inflight;			/* requests not yet completed */
+	u32 epoch;			/* fnblk_dev.key_epoch it belongs to */
 	bool kthread;			/* a kernel thread submitted for it */
+	bool pinned;			/* weight set by hand: never aged out */
+};
+
+/* Totals of the users freed since the last reset. */
+struct fnblk_retired {
+	u64 users;
+	u64 ops[2];
+	u64 bytes[2];
+	u64 wait_ns;
+	u64 active_ns;
+	u64 activations;
 };
 
 /* One bio on its way through the scheduler. */
@@ -105,8 +119,16 @@ struct fnblk_dev {
 	struct bio_list done;		/* completed, to end after unlock */
 	struct fnblk_stats stats;
 	struct xarray users;		/* key -> struct fnblk_dev_user */
-	u32 nr_users;
+	u32 nr_users;			/* in users, or being inserted */
+	u32 key_epoch;			/* bumped when the key mode changes */
 	u64 users_gen;			/* bumped when users come or go */
+	struct fnblk_retired retired;
+	/* Shared by the users that found the table full. */
+	struct fnblk_dev_user overflow;
+	u64 overflows;			/* requests charged to it */
+	struct delayed_work reap_work;	/* frees idle users */
+	bool reap_soon;			/* reap_work queued to run now */
+	u64 serial;			/* unique per device ever added */
 	u64 event_seq;
 	unsigned int open_count;
 	bool dying;			/* being deleted: no opens, no timer */
@@ -115,7 +137,12 @@ struct fnblk_dev {
 
 /* main.c */
 extern int fnblk_major;
+extern struct workqueue_struct *fnblk_wq;
 bool fnblk_inject_alloc_failure(void);
+/* False while the module loads: a device found then cannot be opened. */
+bool fnblk_loaded(void);
+/* How long an idle user keeps its own record, ns. */
+u64 fnblk_user_retain_ns(void);
 extern struct mutex fnblk_mutex;	/* registry and configuration */
 extern u64 fnblk_generation;		/* bumped on add, delete, set */
 struct fnblk_dev *fnblk_dev_find(u32 id);
@@ -159,9 +186,27 @@ int fnblk_store_bio(struct fnblk_backing *st, struct bio *bio, gfp_t gfp);
 void fnblk_store_destroy(struct fnblk_backing *st);
 
 /* users.c */
-struct fnblk_dev_user *fnblk_user_get_locked(struct fnblk_dev *dev, u64 key,
-					     gfp_t gfp);
-void fnblk_users_prune_locked(struct fnblk_dev *dev);
+void fnblk_users_init(struct fnblk_dev *dev);
+/*
+ * The user a bio submitted by current counts as (the overflow bucket if
+ * the table is full), or an ERR_PTR. May drop dev->lock to allocate.
+ */
+struct fnblk_dev_user *fnblk_user_get_locked(struct fnblk_dev *dev,
+					     struct bio *bio, gfp_t gfp);
+/* The user of key, created if missing, for a weight set by hand. */
+struct fnblk_dev_user *fnblk_user_get_key_locked(struct fnblk_dev *dev,
+						 u64 key, gfp_t gfp);
+/* Zero every user's counters (stats reset); the caller reaps after. */
+void fnblk_users_reset_locked(struct fnblk_dev *dev, u64 now);
+/* The key mode changed: every user of the old one is retired. */
+void fnblk_users_key_changed_locked(struct fnblk_dev *dev);
+enum fnblk_reap {
+	FNBLK_REAP_AGED,	/* idle for longer than the retention */
+	FNBLK_REAP_IDLE,	/* every idle user without a hand-set weight */
+};
+/* Free reclaimable users, a batch per lock hold. Process context. */
+void fnblk_users_reap(struct fnblk_dev *dev, enum fnblk_reap how);
+/* Stop the reaper and free every user (device being deleted). */
 void fnblk_users_destroy(struct fnblk_dev *dev);
 
 /* stats.c */
@@ -173,6 +218,8 @@ struct fnblk_snapshot {
 	u32 peak_active;
 	u32 nr_users;
 	u32 inflight;
+	u64 users_retired;
+	u64 user_overflows;
 	u64 activations;
 	u64 n_time_sum;
 	u64 n_hist[FNBLK_NHIST_BINS];

@@ -728,19 +728,19 @@ int fnblk_params_check(const struct fnblk_params *p, const char **err)
 {
 	u32 i;
 
-	if (p->bw && (p->bw < 1024 || p->bw > FNBLK_BW_MAX)) {
+	if (p->bw && (p->bw < FNBLK_BW_MIN || p->bw > FNBLK_BW_MAX)) {
 		*err = "bandwidth must be 0 (unthrottled) or 1 KiB/s to 1 TiB/s";
 		return -FNBLK_EINVAL;
 	}
-	if (p->latency_ns > 10 * NSEC_PER_SECOND) {
+	if (p->latency_ns > FNBLK_LATENCY_MAX_NS) {
 		*err = "latency must be at most 10 s";
 		return -FNBLK_EINVAL;
 	}
-	if (p->overhead > (1ULL << 30)) {
+	if (p->overhead > FNBLK_OVERHEAD_MAX) {
 		*err = "overhead must be at most 1 GiB";
 		return -FNBLK_EINVAL;
 	}
-	if (p->grace_ns > 10 * NSEC_PER_SECOND) {
+	if (p->grace_ns > FNBLK_GRACE_MAX_NS) {
 		*err = "grace must be at most 10 s";
 		return -FNBLK_EINVAL;
 	}

@@ -53,7 +53,6 @@ typedef __UINT64_TYPE__ u64;
  * below the compute phases (seconds) that separate checkpoints.
  */
 #define FNBLK_DEFAULT_GRACE_NS	2000000ULL
-#define FNBLK_BW_MAX		0x10000000000ULL	/* 1 TiB/s */
 #define FNBLK_FN_VAL_MAX	(1024U << FNBLK_FN_SHIFT)
 
 /* Intrusive circular doubly linked list. */

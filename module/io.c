@@ -14,8 +14,6 @@
  * the only place where "current" is the task that issued the I/O.
  */
 #include <linux/bio.h>
-#include <linux/blk-cgroup.h>
-#include <linux/cgroup.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 
@@ -133,26 +131,6 @@ void fnblk_io_setup(struct fnblk_dev *dev)
 			 ktime_get_ns());
 }
 
-/* Who this bio counts as, under the device's key mode. */
-static u64 fnblk_user_key(struct fnblk_dev *dev, struct bio *bio)
-{
-	struct cgroup_subsys_state *css;
-
-	switch (dev->cfg.key) {
-	case FNBLK_KEY_CGROUP:
-		css = bio_blkcg_css(bio);
-		return css ? cgroup_id(css->cgroup) : 1;
-	case FNBLK_KEY_SINGLE:
-		return 0;
-	default:
-		/* Every kernel thread (flusher, kworkers) is one user, 0. */
-		if (current->flags & PF_KTHREAD)
-			return 0;
-		return dev->cfg.key == FNBLK_KEY_PID ? current->pid :
-						       current->tgid;
-	}
-}
-
 static u8 fnblk_bio_op(struct bio *bio)
 {
 	switch (bio_op(bio)) {
@@ -258,7 +236,7 @@ static void fnblk_io_submit_inline(struct fnblk_dev *dev, struct bio *bio)
 
 	fnblk_io_copy(dev, bio, gfp);
 	spin_lock_bh(&dev->lock);
-	u = fnblk_user_get_locked(dev, fnblk_user_key(dev, bio), gfp);
+	u = fnblk_user_get_locked(dev, bio, gfp);
 	if (IS_ERR(u)) {
 		spin_unlock_bh(&dev->lock);
 		fnblk_io_fail(dev, bio, PTR_ERR(u));
@@ -298,7 +276,7 @@ static void fnblk_io_submit_queued(struct fnblk_dev *dev, struct bio *bio)
 	}
 	fnblk_io_prepare(io, bio, false);
 	spin_lock_bh(&dev->lock);
-	u = fnblk_user_get_locked(dev, fnblk_user_key(dev, bio), gfp);
+	u = fnblk_user_get_locked(dev, bio, gfp);
 	if (IS_ERR(u)) {
 		spin_unlock_bh(&dev->lock);
 		kmem_cache_free(fnblk_io_cache, io);

@@ -9,24 +9,27 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/blkdev.h>
+#include <linux/delay.h>
 #include <linux/idr.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/rcupdate.h>
 #include <linux/slab.h>
+#include <linux/workqueue.h>
 
 #include "fnblk.h"
 
 static unsigned int nr_devices = 1;
 module_param(nr_devices, uint, 0444);
-MODULE_PARM_DESC(nr_devices, "Devices to create at load time (default 1)");
+MODULE_PARM_DESC(nr_devices, "Devices to create at load time, 0..1024 (default 1)");
 
 static unsigned long size_mb = 1024;
 module_param(size_mb, ulong, 0444);
-MODULE_PARM_DESC(size_mb, "Capacity in MiB (default 1024; memory is used on write)");
+MODULE_PARM_DESC(size_mb, "Capacity in MiB, 1..1048576 (default 1024; memory is used on write)");
 
 static unsigned long bw_mbps = 100;
 module_param(bw_mbps, ulong, 0444);
-MODULE_PARM_DESC(bw_mbps, "Bandwidth B in MiB/s, 0 = unthrottled (default 100)");
+MODULE_PARM_DESC(bw_mbps, "Bandwidth B in MiB/s, 0 = unthrottled, at most 1048576 (default 100)");
 
 static char *fn = "constant";
 module_param(fn, charp, 0444);
@@ -34,11 +37,11 @@ MODULE_PARM_DESC(fn, "f(n): constant, linear:K, power:A or table:f1,f2,...");
 
 static unsigned long latency_us;
 module_param(latency_us, ulong, 0444);
-MODULE_PARM_DESC(latency_us, "Latency added after service, us (default 0)");
+MODULE_PARM_DESC(latency_us, "Latency added after service, us, at most 10000000 (default 0)");
 
 static unsigned long overhead_kb;
 module_param(overhead_kb, ulong, 0444);
-MODULE_PARM_DESC(overhead_kb, "Service demand added per request, KiB (default 0)");
+MODULE_PARM_DESC(overhead_kb, "Service demand added per request, KiB, at most 1048576 (default 0)");
 
 static char *key = "tgid";
 module_param(key, charp, 0444);
@@ -54,11 +57,24 @@ MODULE_PARM_DESC(users, "Who shares f(n): all (reads and writes) or writes");
 
 static unsigned long grace_us = 2000;
 module_param(grace_us, ulong, 0444);
-MODULE_PARM_DESC(grace_us, "Idle grace before a user stops counting, us (default 2000)");
+MODULE_PARM_DESC(grace_us, "Idle grace before a user stops counting, us, at most 10000000 (default 2000)");
 
 static char *store = "memory";
 module_param(store, charp, 0444);
 MODULE_PARM_DESC(store, "Data store: memory or none (timing only)");
+
+static unsigned int max_users = FNBLK_MAX_USERS_DEFAULT;
+module_param(max_users, uint, 0444);
+MODULE_PARM_DESC(max_users, "Users a device keeps apart, 1..1048576; more share one overflow user (default 16384)");
+
+static unsigned int user_retain_s = 60;
+module_param(user_retain_s, uint, 0644);
+MODULE_PARM_DESC(user_retain_s, "Seconds an idle user keeps its own record before its totals join the retired bucket (default 60)");
+
+u64 fnblk_user_retain_ns(void)
+{
+	return (u64)READ_ONCE(user_retain_s) * NSEC_PER_SEC;
+}
 
 static int inject_alloc_failures;
 module_param(inject_alloc_failures, int, 0644);
@@ -80,10 +96,24 @@ bool fnblk_inject_alloc_failure(void)
 }
 
 int fnblk_major;
+/* Reapers of idle users, and pages freed after an RCU grace period. */
+struct workqueue_struct *fnblk_wq;
 /* Serialises the registry and every configuration change. */
 DEFINE_MUTEX(fnblk_mutex);
 u64 fnblk_generation;
+static u64 fnblk_serial;
 static DEFINE_IDR(fnblk_idr);
+/*
+ * Set once loading can no longer fail. Until then devices refuse to be
+ * opened: a failed load frees the module, and an open device would keep
+ * pointing into it.
+ */
+static bool fnblk_live;
+
+bool fnblk_loaded(void)
+{
+	return READ_ONCE(fnblk_live);
+}
 
 struct fnblk_dev *fnblk_dev_find(u32 id)
 {
@@ -142,10 +172,11 @@ int fnblk_dev_add(struct fnblk_config *cfg, int id, struct fnblk_dev **out,
 		goto free_dev;
 	}
 	dev->id = ret;
+	dev->serial = ++fnblk_serial;
 	snprintf(dev->name, sizeof(dev->name), "fnblk%u", dev->id);
 	spin_lock_init(&dev->lock);
 	dev->cfg = *cfg;
-	xa_init(&dev->users);
+	fnblk_users_init(dev);
 	fnblk_store_init(&dev->store, cfg->store);
 	fnblk_io_setup(dev);
 	ret = fnblk_disk_create(dev);
@@ -166,6 +197,18 @@ free_dev:
 	return ret;
 }
 
+/* Remove a device nobody can open any more; waits for its I/O. */
+static void fnblk_dev_remove(struct fnblk_dev *dev)
+{
+	idr_remove(&fnblk_idr, dev->id);
+	fnblk_generation++;
+	fnblk_event_dev(dev, FNBLK_CMD_EVT_DEV_REMOVED);
+	fnblk_disk_destroy(dev);
+	fnblk_users_destroy(dev);
+	fnblk_store_destroy(&dev->store);
+	kvfree(dev);
+}
+
 int fnblk_dev_del(struct fnblk_dev *dev, const char **err)
 {
 	lockdep_assert_held(&fnblk_mutex);
@@ -177,14 +220,7 @@ int fnblk_dev_del(struct fnblk_dev *dev, const char **err)
 	}
 	dev->dying = true;	/* from here on opens fail */
 	spin_unlock_bh(&dev->lock);
-
-	idr_remove(&fnblk_idr, dev->id);
-	fnblk_generation++;
-	fnblk_event_dev(dev, FNBLK_CMD_EVT_DEV_REMOVED);
-	fnblk_disk_destroy(dev);
-	fnblk_users_destroy(dev);
-	fnblk_store_destroy(&dev->store);
-	kvfree(dev);
+	fnblk_dev_remove(dev);
 	return 0;
 }
 
@@ -192,6 +228,7 @@ int fnblk_dev_del(struct fnblk_dev *dev, const char **err)
 int fnblk_dev_set(struct fnblk_dev *dev, const struct fnblk_config *cfg,
 		  const char **err)
 {
+	bool key_changed = false;
 	int ret = 0;
 
 	lockdep_assert_held(&fnblk_mutex);
@@ -216,29 +253,94 @@ int fnblk_dev_set(struct fnblk_dev *dev, const struct fnblk_config *cfg,
 		goto unlock;
 	}
 	/* Users of the old key mode mean nothing under the new one. */
-	if (cfg->key != dev->cfg.key)
-		fnblk_users_prune_locked(dev);
+	key_changed = cfg->key != dev->cfg.key;
+	if (key_changed)
+		fnblk_users_key_changed_locked(dev);
 	dev->cfg = *cfg;
 	fnblk_io_kick_locked(dev);
 unlock:
 	fnblk_io_unlock(dev);
-	if (!ret) {
-		fnblk_generation++;
-		fnblk_event_dev(dev, FNBLK_CMD_EVT_DEV_CHANGED);
+	if (ret)
+		return ret;
+	if (key_changed)
+		fnblk_users_reap(dev, FNBLK_REAP_AGED);
+	fnblk_generation++;
+	fnblk_event_dev(dev, FNBLK_CMD_EVT_DEV_CHANGED);
+	return 0;
+}
+
+/*
+ * A numeric module parameter: its value times unit is the setting, which
+ * must lie in [min, max] (in the setting's units: bytes, bytes/s, ns).
+ * Checked before the multiplication, so no value can wrap into range.
+ */
+struct fnblk_num_param {
+	const char *name;
+	unsigned long val;
+	u64 unit, min, max;
+	const char *unit_name;
+	const char *zero;		/* what 0 means, if allowed below min */
+};
+
+static int __init fnblk_num_param(const struct fnblk_num_param *p, u64 *out)
+{
+	u64 lo = p->min / p->unit, hi = p->max / p->unit;
+
+	if ((p->val < lo && !(p->zero && !p->val)) || p->val > hi) {
+		if (p->zero)
+			pr_err("%s=%lu is out of range: 0 (%s) or %llu to %llu %s\n",
+			       p->name, p->val, p->zero, max_t(u64, lo, 1), hi,
+			       p->unit_name);
+		else
+			pr_err("%s=%lu is out of range: %llu to %llu %s\n",
+			       p->name, p->val, lo, hi, p->unit_name);
+		return -EINVAL;
 	}
-	return ret;
+	*out = (u64)p->val * p->unit;
+	return 0;
 }
 
 static int __init fnblk_param_config(struct fnblk_config *cfg)
 {
+	const struct fnblk_num_param nums[] = {
+		{ "size_mb", size_mb, SZ_1M, SZ_1M, FNBLK_SIZE_MAX, "MiB" },
+		{ "bw_mbps", bw_mbps, SZ_1M, SZ_1M, FNBLK_BW_MAX, "MiB/s",
+		  "unthrottled" },
+		{ "latency_us", latency_us, NSEC_PER_USEC, 0,
+		  FNBLK_LATENCY_MAX_NS, "us" },
+		{ "overhead_kb", overhead_kb, SZ_1K, 0, FNBLK_OVERHEAD_MAX,
+		  "KiB" },
+		{ "grace_us", grace_us, NSEC_PER_USEC, 0, FNBLK_GRACE_MAX_NS,
+		  "us" },
+		{ "max_users", max_users, 1, 1, FNBLK_MAX_USERS_LIMIT, "" },
+	};
+	u64 *dst[] = { &cfg->size, &cfg->sched.bw, &cfg->sched.latency_ns,
+		       &cfg->sched.overhead, &cfg->sched.grace_ns, NULL };
+	const char *err = NULL;
+	unsigned int i;
+	u64 v;
+
+	BUILD_BUG_ON(ARRAY_SIZE(nums) != ARRAY_SIZE(dst));
 	fnblk_config_default(cfg);
-	cfg->size = (u64)size_mb << 20;
-	cfg->sched.bw = (u64)bw_mbps << 20;
-	cfg->sched.latency_ns = (u64)latency_us * NSEC_PER_USEC;
-	cfg->sched.overhead = (u64)overhead_kb << 10;
-	cfg->sched.grace_ns = (u64)grace_us * NSEC_PER_USEC;
+	if (nr_devices > FNBLK_MAX_DEVICES) {
+		pr_err("nr_devices=%u is out of range: 0 to %d\n", nr_devices,
+		       FNBLK_MAX_DEVICES);
+		return -EINVAL;
+	}
+	for (i = 0; i < ARRAY_SIZE(nums); i++) {
+		if (fnblk_num_param(&nums[i], &v))
+			return -EINVAL;
+		if (dst[i])
+			*dst[i] = v;
+	}
+	cfg->max_users = max_users;
 	if (strscpy(cfg->fn_spec, fn, sizeof(cfg->fn_spec)) < 0) {
-		pr_err("fn: specification too long\n");
+		pr_err("fn: specification longer than %d characters\n",
+		       FNBLK_FN_SPEC_LEN - 1);
+		return -EINVAL;
+	}
+	if (fnblk_fn_parse(cfg->fn_spec, &cfg->sched.fn, &err)) {
+		pr_err("fn=%s: %s\n", fn, err);
 		return -EINVAL;
 	}
 	if (fnblk_parse_key(key, &cfg->key)) {
@@ -257,33 +359,41 @@ static int __init fnblk_param_config(struct fnblk_config *cfg)
 		pr_err("store=%s: use memory or none\n", store);
 		return -EINVAL;
 	}
+	if (fnblk_config_check(cfg, &err)) {
+		pr_err("parameters refused: %s\n", err);
+		return -EINVAL;
+	}
 	return 0;
 }
 
+/*
+ * Delete every device: at unload, when none can be open (each open holds
+ * a module reference), or when loading failed, when none could be opened.
+ */
 static void fnblk_del_all(void)
 {
 	struct fnblk_dev *dev;
-	const char *err;
 	u32 id = 0;
 
 	mutex_lock(&fnblk_mutex);
-	while ((dev = fnblk_dev_next(&id)))
-		WARN_ON(fnblk_dev_del(dev, &err));
+	while ((dev = fnblk_dev_next(&id))) {
+		spin_lock_bh(&dev->lock);
+		WARN_ON_ONCE(dev->open_count);
+		dev->dying = true;
+		spin_unlock_bh(&dev->lock);
+		fnblk_dev_remove(dev);
+		id++;
+	}
 	mutex_unlock(&fnblk_mutex);
 }
 
-static int __init fnblk_create_defaults(void)
+static int __init fnblk_create_defaults(struct fnblk_config *cfg)
 {
-	struct fnblk_config *cfg;
 	struct fnblk_dev *dev;
 	const char *err = NULL;
 	unsigned int i;
-	int ret;
+	int ret = 0;
 
-	cfg = kmalloc(sizeof(*cfg), GFP_KERNEL);
-	if (!cfg)
-		return -ENOMEM;
-	ret = fnblk_param_config(cfg);
 	mutex_lock(&fnblk_mutex);
 	for (i = 0; !ret && i < nr_devices; i++) {
 		ret = fnblk_dev_add(cfg, i, &dev, &err);
@@ -292,40 +402,69 @@ static int __init fnblk_create_defaults(void)
 			       err ? err : "error");
 	}
 	mutex_unlock(&fnblk_mutex);
-	kfree(cfg);
 	return ret;
 }
 
+static unsigned int inject_load_failure;
+module_param(inject_load_failure, uint, 0444);
+MODULE_PARM_DESC(inject_load_failure,
+		 "Test hook: fail loading after the devices exist, after this many ms");
+
+/*
+ * Order: everything a device needs, then the default devices, then the
+ * netlink family, which lets user space add devices of its own, last; no
+ * device can be opened until loading succeeded.
+ */
 static int __init fnblk_init(void)
 {
+	struct fnblk_config *cfg;
 	int ret;
 
-	if (nr_devices > FNBLK_MAX_DEVICES) {
-		pr_err("nr_devices must be at most %d\n", FNBLK_MAX_DEVICES);
-		return -EINVAL;
-	}
+	cfg = kmalloc(sizeof(*cfg), GFP_KERNEL);
+	if (!cfg)
+		return -ENOMEM;
+	ret = fnblk_param_config(cfg);
+	if (ret)
+		goto free_cfg;
+	fnblk_wq = alloc_workqueue("fnblk", WQ_MEM_RECLAIM, 0);
+	ret = -ENOMEM;
+	if (!fnblk_wq)
+		goto free_cfg;
 	fnblk_major = register_blkdev(0, "fnblk");
+	ret = fnblk_major;
 	if (fnblk_major < 0)
-		return fnblk_major;
+		goto destroy_wq;
 	ret = fnblk_io_init();
 	if (ret)
 		goto unregister;
-	ret = fnblk_netlink_init();
-	if (ret)
-		goto io_exit;
-	ret = fnblk_create_defaults();
+	ret = fnblk_create_defaults(cfg);
 	if (ret)
 		goto del_all;
+	if (inject_load_failure) {
+		msleep(inject_load_failure);
+		ret = -EINTR;
+		pr_err("failing the load as inject_load_failure asks\n");
+		goto del_all;
+	}
+	ret = fnblk_netlink_init();
+	if (ret)
+		goto del_all;
+	WRITE_ONCE(fnblk_live, true);
+	kfree(cfg);
 	pr_info("loaded, %u device(s)\n", nr_devices);
 	return 0;
 
 del_all:
 	fnblk_del_all();
-	fnblk_netlink_exit();
-io_exit:
 	fnblk_io_exit();
 unregister:
 	unregister_blkdev(fnblk_major, "fnblk");
+destroy_wq:
+	/* Pages discarded are freed after a grace period, on fnblk_wq. */
+	rcu_barrier();
+	destroy_workqueue(fnblk_wq);
+free_cfg:
+	kfree(cfg);
 	return ret;
 }
 
@@ -335,6 +474,8 @@ static void __exit fnblk_exit(void)
 	fnblk_del_all();
 	fnblk_io_exit();
 	unregister_blkdev(fnblk_major, "fnblk");
+	rcu_barrier();
+	destroy_workqueue(fnblk_wq);
 }
 
 module_init(fnblk_init);

@@ -60,6 +60,7 @@ static const struct nla_policy fnblk_config_policy[FNBLK_A_MAX + 1] = {
 	[FNBLK_A_USERS] = NLA_POLICY_MAX(NLA_U8, __FNBLK_USERS_MAX - 1),
 	[FNBLK_A_GRACE_NS] = { .type = NLA_U64 },
 	[FNBLK_A_STORE] = NLA_POLICY_MAX(NLA_U8, __FNBLK_STORE_MAX - 1),
+	[FNBLK_A_MAX_USERS] = { .type = NLA_U32 },
 };
 
 static struct netlink_range_validation fnblk_weight_range = {
@@ -127,6 +128,8 @@ static void fnblk_nl_config(struct nlattr **a, struct fnblk_config *cfg)
 		cfg->sched.grace_ns = nla_get_u64(a[FNBLK_A_GRACE_NS]);
 	if (a[FNBLK_A_STORE])
 		cfg->store = nla_get_u8(a[FNBLK_A_STORE]);
+	if (a[FNBLK_A_MAX_USERS])
+		cfg->max_users = nla_get_u32(a[FNBLK_A_MAX_USERS]);
 }
 
 /* ---- replies ---- */
@@ -139,7 +142,7 @@ static size_t fnblk_dev_msg_size(void)
 	       nla_total_size(FNBLK_FN_MAX * sizeof(u32)) +	/* FN_TABLE */
 	       6 * nla_total_size_64bit(sizeof(u64)) +
 	       4 * nla_total_size(sizeof(u8)) +
-	       nla_total_size(sizeof(u32));			/* NR_ACTIVE */
+	       2 * nla_total_size(sizeof(u32));	/* NR_ACTIVE, MAX_USERS */
 }
 
 static int fnblk_fill_dev(struct sk_buff *skb, struct fnblk_dev *dev)
@@ -174,6 +177,7 @@ static int fnblk_fill_dev(struct sk_buff *skb, struct fnblk_dev *dev)
 	    nla_put_u64_64bit(skb, FNBLK_A_GRACE_NS, cfg->sched.grace_ns,
 			      FNBLK_A_PAD) ||
 	    nla_put_u8(skb, FNBLK_A_STORE, cfg->store) ||
+	    nla_put_u32(skb, FNBLK_A_MAX_USERS, cfg->max_users) ||
 	    nla_put_u32(skb, FNBLK_A_NR_ACTIVE, nr_active))
 		goto out;
 	ret = 0;
@@ -235,7 +239,9 @@ static int fnblk_fill_stats(struct sk_buff *skb, struct fnblk_dev *dev)
 	    PUT64(FNBLK_STAT_LAT_SUM_NS, st->lat_sum_ns) ||
 	    PUT64(FNBLK_STAT_QUEUE_SUM_NS, st->queue_sum_ns) ||
 	    nla_put_u32(skb, FNBLK_STAT_INFLIGHT, sn->inflight) ||
-	    PUT64(FNBLK_STAT_EVENTS, sn->events)) {
+	    PUT64(FNBLK_STAT_EVENTS, sn->events) ||
+	    PUT64(FNBLK_STAT_USERS_RETIRED, sn->users_retired) ||
+	    PUT64(FNBLK_STAT_USER_OVERFLOWS, sn->user_overflows)) {
 		nla_nest_cancel(skb, nest);
 		goto out;
 	}
@@ -248,7 +254,7 @@ out:
 }
 
 static int fnblk_fill_user(struct sk_buff *skb, struct fnblk_dev *dev,
-			   struct fnblk_dev_user *u, u64 now)
+			   struct fnblk_dev_user *u, u8 bucket, u64 now)
 	__must_hold(&dev->lock)
 {
 	struct nlattr *nest;
@@ -259,7 +265,8 @@ static int fnblk_fill_user(struct sk_buff *skb, struct fnblk_dev *dev,
 	if (!nest)
 		return -EMSGSIZE;
 #define PUT64(attr, val) nla_put_u64_64bit(skb, attr, val, FNBLK_USER_PAD)
-	if (PUT64(FNBLK_USER_KEY, u->su.key) ||
+	if ((bucket ? nla_put_u8(skb, FNBLK_USER_BUCKET, bucket) :
+		      PUT64(FNBLK_USER_KEY, u->su.key)) ||
 	    (u->kthread && nla_put_flag(skb, FNBLK_USER_KTHREAD)) ||
 	    (u->su.active && nla_put_flag(skb, FNBLK_USER_ACTIVE)) ||
 	    nla_put_u32(skb, FNBLK_USER_WEIGHT, u->su.weight) ||
@@ -270,6 +277,34 @@ static int fnblk_fill_user(struct sk_buff *skb, struct fnblk_dev *dev,
 	    PUT64(FNBLK_USER_ACTIVE_NS, fnblk_user_active_ns(&u->su, now)) ||
 	    PUT64(FNBLK_USER_WAIT_NS, u->wait_ns) ||
 	    PUT64(FNBLK_USER_ACTIVATIONS, u->su.activations)) {
+		nla_nest_cancel(skb, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+/* The totals of the users freed since the last reset, as one record. */
+static int fnblk_fill_retired(struct sk_buff *skb, struct fnblk_dev *dev)
+	__must_hold(&dev->lock)
+{
+	const struct fnblk_retired *r = &dev->retired;
+	struct nlattr *nest;
+
+	if (nla_put_u32(skb, FNBLK_A_DEV_ID, dev->id))
+		return -EMSGSIZE;
+	nest = nla_nest_start(skb, FNBLK_A_USER);
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u8(skb, FNBLK_USER_BUCKET, FNBLK_BUCKET_RETIRED) ||
+	    PUT64(FNBLK_USER_COUNT, r->users) ||
+	    PUT64(FNBLK_USER_READ_OPS, r->ops[0]) ||
+	    PUT64(FNBLK_USER_READ_BYTES, r->bytes[0]) ||
+	    PUT64(FNBLK_USER_WRITE_OPS, r->ops[1]) ||
+	    PUT64(FNBLK_USER_WRITE_BYTES, r->bytes[1]) ||
+	    PUT64(FNBLK_USER_ACTIVE_NS, r->active_ns) ||
+	    PUT64(FNBLK_USER_WAIT_NS, r->wait_ns) ||
+	    PUT64(FNBLK_USER_ACTIVATIONS, r->activations)) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
 	}
@@ -471,12 +506,21 @@ static int fnblk_nl_user_set(struct sk_buff *skb, struct genl_info *info)
 		goto unlock;
 	/* A weight may be set before the user's first I/O. */
 	spin_lock_bh(&dev->lock);
-	u = fnblk_user_get_locked(dev, key, GFP_KERNEL);
+	u = fnblk_user_get_key_locked(dev, key, GFP_KERNEL);
 	ret = PTR_ERR_OR_ZERO(u);
-	if (!ret)
+	if (!ret) {
 		fnblk_sched_set_weight(&dev->sched, &u->su,
 				       nla_get_u32(ua[FNBLK_USER_WEIGHT]),
 				       ktime_get_ns());
+		/* Kept until the device forgets its users or the key moves. */
+		u->pinned = true;
+	} else if (ret == -ENOSPC) {
+		NL_SET_ERR_MSG_ATTR(info->extack, ua[FNBLK_USER_KEY],
+				    "user table full (max_users)");
+	} else if (ret == -EOVERFLOW) {
+		NL_SET_ERR_MSG_ATTR(info->extack, ua[FNBLK_USER_KEY],
+				    "user key too large for this kernel");
+	}
 	fnblk_io_kick_locked(dev);
 	fnblk_io_unlock(dev);
 unlock:
@@ -542,55 +586,123 @@ static int fnblk_nl_stats_dump(struct sk_buff *skb,
 	return fnblk_dump_devs(skb, cb, FNBLK_CMD_STATS_GET, fnblk_fill_stats);
 }
 
-/* args[0]: device id + 1 once resolved; args[1]: next user key. */
+/*
+ * A user dump's place, kept in cb->args between its rounds: the device by
+ * id and serial (one deleted and re-created under the same id ends the
+ * dump), the next key, and which records are left.
+ */
+enum { UD_ID, UD_SERIAL, UD_KEY, UD_PHASE };
+enum { UD_USERS, UD_RETIRED, UD_OVERFLOW, UD_DONE };
+
+/* Start one message of a user dump; NULL when the skb is full. */
+static void *fnblk_user_hdr(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	void *hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
+				cb->nlh->nlmsg_seq, &fnblk_family,
+				NLM_F_MULTI, FNBLK_CMD_USER_GET);
+
+	if (hdr)
+		genl_dump_check_consistent(cb, hdr);
+	return hdr;
+}
+
+/* One record of the dump, unless the skb is full (returns false). */
+static bool fnblk_dump_user(struct sk_buff *skb, struct netlink_callback *cb,
+			    struct fnblk_dev *dev, struct fnblk_dev_user *u,
+			    u8 bucket, u64 now)
+	__must_hold(&dev->lock)
+{
+	void *hdr = fnblk_user_hdr(skb, cb);
+	int ret;
+
+	if (!hdr)
+		return false;
+	ret = u ? fnblk_fill_user(skb, dev, u, bucket, now) :
+		  fnblk_fill_retired(skb, dev);
+	if (ret) {
+		genlmsg_cancel(skb, hdr);
+		return false;
+	}
+	genlmsg_end(skb, hdr);
+	return true;
+}
+
+static bool fnblk_overflow_used(const struct fnblk_dev_user *u)
+{
+	return u->ops[0] || u->ops[1] || u->inflight || u->su.active ||
+	       u->su.activations;
+}
+
+static int fnblk_dump_users_locked(struct sk_buff *skb,
+				   struct netlink_callback *cb,
+				   struct fnblk_dev *dev)
+	__must_hold(&dev->lock)
+{
+	unsigned long key = cb->args[UD_KEY];
+	struct fnblk_dev_user *u;
+	u64 now = dev->sched.now;
+
+	cb->seq = dev->users_gen;
+	if (cb->args[UD_PHASE] == UD_USERS) {
+		xa_for_each_start(&dev->users, key, u, key) {
+			/* Users of a key mode just left are being retired. */
+			if (u->epoch != dev->key_epoch)
+				continue;
+			if (!fnblk_dump_user(skb, cb, dev, u, 0, now)) {
+				cb->args[UD_KEY] = key;
+				return skb->len;
+			}
+		}
+		cb->args[UD_PHASE] = UD_RETIRED;
+	}
+	if (cb->args[UD_PHASE] == UD_RETIRED) {
+		if (dev->retired.users &&
+		    !fnblk_dump_user(skb, cb, dev, NULL, FNBLK_BUCKET_RETIRED,
+				     now))
+			return skb->len;
+		cb->args[UD_PHASE] = UD_OVERFLOW;
+	}
+	if (cb->args[UD_PHASE] == UD_OVERFLOW) {
+		if (fnblk_overflow_used(&dev->overflow) &&
+		    !fnblk_dump_user(skb, cb, dev, &dev->overflow,
+				     FNBLK_BUCKET_OVERFLOW, now))
+			return skb->len;
+		cb->args[UD_PHASE] = UD_DONE;
+	}
+	return skb->len;
+}
+
 static int fnblk_nl_user_dump(struct sk_buff *skb, struct netlink_callback *cb)
 {
-	struct fnblk_dev_user *u;
 	struct fnblk_dev *dev;
-	unsigned long key = cb->args[1];
-	void *hdr;
-	int ret = 0;
-	u64 now;
+	int ret;
 
+	if (cb->args[UD_PHASE] == UD_DONE)
+		return 0;
 	mutex_lock(&fnblk_mutex);
-	if (!cb->args[0]) {
+	if (!cb->args[UD_SERIAL]) {
 		dev = fnblk_nl_dev(fnblk_dump_attrs(cb), cb->extack);
 		if (IS_ERR(dev)) {
 			ret = PTR_ERR(dev);
 			goto unlock;
 		}
-		cb->args[0] = dev->id + 1;
+		cb->args[UD_ID] = dev->id;
+		cb->args[UD_SERIAL] = dev->serial;
 	} else {
-		dev = fnblk_dev_find(cb->args[0] - 1);
-		if (!dev) {	/* deleted between rounds */
+		dev = fnblk_dev_find(cb->args[UD_ID]);
+		if (!dev || dev->serial != cb->args[UD_SERIAL]) {
+			/* Deleted (and maybe re-created) between rounds. */
 			ret = -ENODEV;
 			goto unlock;
 		}
 	}
 	spin_lock_bh(&dev->lock);
 	fnblk_io_kick_locked(dev);
-	now = dev->sched.now;
-	cb->seq = dev->users_gen;
-	xa_for_each_start(&dev->users, key, u, key) {
-		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
-				  cb->nlh->nlmsg_seq, &fnblk_family,
-				  NLM_F_MULTI, FNBLK_CMD_USER_GET);
-		if (!hdr)
-			break;
-		genl_dump_check_consistent(cb, hdr);
-		if (fnblk_fill_user(skb, dev, u, now)) {
-			genlmsg_cancel(skb, hdr);
-			break;
-		}
-		genlmsg_end(skb, hdr);
-		cb->args[1] = key + 1;
-		if (!cb->args[1])	/* key was ULONG_MAX: done */
-			break;
-	}
+	ret = fnblk_dump_users_locked(skb, cb, dev);
 	fnblk_io_unlock(dev);
 unlock:
 	mutex_unlock(&fnblk_mutex);
-	return ret ? ret : skb->len;
+	return ret;
 }
 
 static const struct genl_ops fnblk_ops[] = {
@@ -673,9 +785,13 @@ static void fnblk_event_send(struct sk_buff *skb, void *hdr, gfp_t gfp)
 	genlmsg_multicast(&fnblk_family, skb, 0, FNBLK_MCGRP_EVENTS_ID, gfp);
 }
 
+/* Set while the family is registered: events before it go nowhere. */
+static bool fnblk_nl_registered;
+
 static bool fnblk_event_listened(void)
 {
-	return genl_has_listeners(&fnblk_family, &init_net,
+	return READ_ONCE(fnblk_nl_registered) &&
+	       genl_has_listeners(&fnblk_family, &init_net,
 				  FNBLK_MCGRP_EVENTS_ID);
 }
 
@@ -718,8 +834,10 @@ void fnblk_event_user_locked(struct fnblk_dev *dev, struct fnblk_dev_user *u,
 	hdr = fnblk_event_start(&skb, dev, cmd, seq, t, GFP_ATOMIC);
 	if (!hdr)
 		return;
-	if (nla_put_u64_64bit(skb, FNBLK_A_EVT_USER_KEY, u->su.key,
-			      FNBLK_A_PAD) ||
+	if ((u == &dev->overflow ?
+	     nla_put_flag(skb, FNBLK_A_EVT_OVERFLOW) :
+	     nla_put_u64_64bit(skb, FNBLK_A_EVT_USER_KEY, u->su.key,
+			       FNBLK_A_PAD)) ||
 	    nla_put_u32(skb, FNBLK_A_EVT_NR_ACTIVE, dev->sched.nr_active) ||
 	    (u->kthread && nla_put_flag(skb, FNBLK_A_EVT_KTHREAD))) {
 		nlmsg_free(skb);
@@ -748,10 +866,17 @@ void fnblk_event_dev(struct fnblk_dev *dev, u8 cmd)
 
 int fnblk_netlink_init(void)
 {
-	return genl_register_family(&fnblk_family);
+	int ret = genl_register_family(&fnblk_family);
+
+	if (!ret)
+		WRITE_ONCE(fnblk_nl_registered, true);
+	return ret;
 }
 
 void fnblk_netlink_exit(void)
 {
+	WRITE_ONCE(fnblk_nl_registered, false);
+	/* Events are sent with bottom halves off: wait out those in flight. */
+	synchronize_rcu();
 	genl_unregister_family(&fnblk_family);
 }

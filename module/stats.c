@@ -58,6 +58,8 @@ void fnblk_stats_snapshot(struct fnblk_dev *dev, struct fnblk_snapshot *snap)
 	snap->nr_active = s->nr_active;
 	snap->peak_active = s->peak_active;
 	snap->nr_users = dev->nr_users;
+	snap->users_retired = dev->retired.users;
+	snap->user_overflows = dev->overflows;
 	snap->inflight = s->nr_inflight;
 	snap->activations = s->activations;
 	snap->n_time_sum = s->n_time_sum;
@@ -68,8 +70,6 @@ void fnblk_stats_snapshot(struct fnblk_dev *dev, struct fnblk_snapshot *snap)
 
 void fnblk_stats_reset(struct fnblk_dev *dev)
 {
-	struct fnblk_dev_user *u;
-	unsigned long key;
 	u64 now;
 
 	spin_lock_bh(&dev->lock);
@@ -77,12 +77,8 @@ void fnblk_stats_reset(struct fnblk_dev *dev)
 	now = dev->sched.now;
 	fnblk_sched_reset_stats(&dev->sched, now);
 	memset(&dev->stats, 0, sizeof(dev->stats));
-	fnblk_users_prune_locked(dev);
-	xa_for_each(&dev->users, key, u) {
-		fnblk_user_reset_stats(&u->su, now);
-		memset(u->ops, 0, sizeof(u->ops));
-		memset(u->bytes, 0, sizeof(u->bytes));
-		u->wait_ns = 0;
-	}
+	fnblk_users_reset_locked(dev, now);
 	fnblk_io_unlock(dev);
+	/* Idle users are forgotten, a batch per lock hold. */
+	fnblk_users_reap(dev, FNBLK_REAP_IDLE);
 }

@@ -224,12 +224,12 @@ static inline int fnl_stats(struct fnl *c, const char *name,
 			fnl_stats_reply, s);
 }
 
-/* Per-user records from a USER_GET dump. */
+/* Per-user records from a USER_GET dump; bucket: enum fnblk_user_bucket. */
 struct fnl_user {
 	uint64_t key, write_bytes, read_bytes, write_ops, read_ops;
-	uint64_t active_ns, wait_ns, activations;
+	uint64_t active_ns, wait_ns, activations, count;
 	uint32_t weight;
-	int kthread, active;
+	int kthread, active, bucket;
 };
 
 struct fnl_users {
@@ -258,7 +258,9 @@ static inline void fnl_user_reply(struct nlattr **tb, void *arg)
 	GET64(active_ns, FNBLK_USER_ACTIVE_NS);
 	GET64(wait_ns, FNBLK_USER_WAIT_NS);
 	GET64(activations, FNBLK_USER_ACTIVATIONS);
+	GET64(count, FNBLK_USER_COUNT);
 #undef GET64
+	u->bucket = a[FNBLK_USER_BUCKET] ? nla_get_u8(a[FNBLK_USER_BUCKET]) : 0;
 	u->weight = a[FNBLK_USER_WEIGHT] ? nla_get_u32(a[FNBLK_USER_WEIGHT]) : 0;
 	u->kthread = !!a[FNBLK_USER_KTHREAD];
 	u->active = !!a[FNBLK_USER_ACTIVE];

@@ -52,6 +52,34 @@ static inline int fnblk_load(void)
 	return system(cmd) ? -1 : 0;
 }
 
+/* Unload fnblk if loaded, then load it with params ("" for none). */
+static inline int module_reload(const char *params)
+{
+	const char *ko = getenv("FNBLK_KO");
+	char cmd[512];
+
+	if (!access("/sys/module/fnblk", F_OK) && system("rmmod fnblk"))
+		return -1;
+	snprintf(cmd, sizeof(cmd), "%s %s %s", ko ? "insmod" : "modprobe",
+		 ko ? ko : "fnblk", params);
+	return system(cmd) ? -1 : 0;
+}
+
+/* Write a writable module parameter of the loaded module. */
+static inline int write_param(const char *name, const char *val)
+{
+	char path[128];
+	int fd, ok;
+
+	snprintf(path, sizeof(path), "/sys/module/fnblk/parameters/%s", name);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -1;
+	ok = write(fd, val, strlen(val)) == (ssize_t)strlen(val);
+	close(fd);
+	return ok ? 0 : -1;
+}
+
 /*
  * A device configuration; fields left UNSET (or NULL) take defaults.
  * DEV_CFG() fills the defaults, then the caller's designated initializers
@@ -63,6 +91,7 @@ struct dev_cfg {
 	uint64_t size, bw, latency_ns, overhead, grace_ns;
 	const char *fn;
 	int key, policy, users, store;	/* -1: default */
+	uint32_t max_users;		/* 0: default */
 };
 
 #define DEV_CFG(...) ((struct dev_cfg){ .size = UNSET, .bw = UNSET, \
@@ -93,6 +122,8 @@ static inline void dev_cfg_put(struct nl_msg *m, const struct dev_cfg *d)
 		nla_put_u8(m, FNBLK_A_USERS, d->users);
 	if (d->store >= 0)
 		nla_put_u8(m, FNBLK_A_STORE, d->store);
+	if (d->max_users)
+		nla_put_u32(m, FNBLK_A_MAX_USERS, d->max_users);
 }
 
 static inline int dev_add(struct fnl *c, const struct dev_cfg *d)

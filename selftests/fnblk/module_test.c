@@ -11,18 +11,6 @@
 #include <linux/fs.h>
 #include <sys/ioctl.h>
 
-static int module_reload(const char *params)
-{
-	const char *ko = getenv("FNBLK_KO");
-	char cmd[512];
-
-	if (!access("/sys/module/fnblk", F_OK) && system("rmmod fnblk"))
-		return -1;
-	snprintf(cmd, sizeof(cmd), "%s %s %s", ko ? "insmod" : "modprobe",
-		 ko ? ko : "fnblk", params);
-	return system(cmd) ? -1 : 0;
-}
-
 static int read_sysfs_u64(const char *path, uint64_t *v)
 {
 	FILE *f = fopen(path, "r");
@@ -204,20 +192,6 @@ TEST_F(data, discard_reads_zero)
 		  buf[4096 + 512 + 64 * 1024]);
 	free(buf);
 	close(fd);
-}
-
-static int write_param(const char *name, const char *val)
-{
-	char path[128];
-	int fd, ok;
-
-	snprintf(path, sizeof(path), "/sys/module/fnblk/parameters/%s", name);
-	fd = open(path, O_WRONLY);
-	if (fd < 0)
-		return -1;
-	ok = write(fd, val, strlen(val)) == (ssize_t)strlen(val);
-	close(fd);
-	return ok ? 0 : -1;
 }
 
 /* A store allocation that fails fails its write, and only that write. */

@@ -28,6 +28,22 @@
 #define FNBLK_FN_ONE		0x10000U	/* 1.0 */
 
 /*
+ * Limits of the settings, shared by the module's parameters, its netlink
+ * validation and the tools. A value outside them is refused, never
+ * truncated.
+ */
+#define FNBLK_MAX_DEVICES	1024			/* fnblk0..fnblk1023 */
+#define FNBLK_SIZE_MAX		0x10000000000ULL	/* bytes: 1 TiB */
+#define FNBLK_BW_MIN		1024ULL			/* bytes/s, unless 0 */
+#define FNBLK_BW_MAX		0x10000000000ULL	/* bytes/s: 1 TiB/s */
+#define FNBLK_LATENCY_MAX_NS	10000000000ULL		/* 10 s */
+#define FNBLK_OVERHEAD_MAX	0x40000000ULL		/* bytes: 1 GiB */
+#define FNBLK_GRACE_MAX_NS	10000000000ULL		/* 10 s */
+/* Users a device keeps apart (FNBLK_A_MAX_USERS); the default and limit. */
+#define FNBLK_MAX_USERS_DEFAULT	16384
+#define FNBLK_MAX_USERS_LIMIT	1048576
+
+/*
  * Histogram of n: bins 0..FNBLK_NHIST_EXACT-1 hold exactly that n; bin
  * FNBLK_NHIST_EXACT + i holds n in [64 << i, 128 << i). The last bin also
  * holds everything larger.
@@ -111,6 +127,8 @@ enum fnblk_attr {
 	FNBLK_A_EVT_SEQ,	/* u64: per-device event sequence number */
 	FNBLK_A_EVT_KTHREAD,	/* flag: the user is a kernel thread */
 	FNBLK_A_NR_ACTIVE,	/* u32: n now (stats and dev replies) */
+	FNBLK_A_MAX_USERS,	/* u32: users kept apart, 1..FNBLK_MAX_USERS_LIMIT */
+	FNBLK_A_EVT_OVERFLOW,	/* flag: the event is the overflow bucket's */
 
 	__FNBLK_A_MAX,
 	FNBLK_A_MAX = __FNBLK_A_MAX - 1
@@ -143,6 +161,9 @@ enum fnblk_stat {
 	FNBLK_STAT_QUEUE_SUM_NS,	/* u64: submission to start of service */
 	FNBLK_STAT_INFLIGHT,		/* u32: requests not yet completed */
 	FNBLK_STAT_EVENTS,		/* u64: events sent so far (= last seq) */
+	FNBLK_STAT_USERS_RETIRED,	/* u64: idle users freed, totals kept */
+	FNBLK_STAT_USER_OVERFLOWS,	/* u64: requests charged to the overflow
+					 * bucket because the table was full */
 
 	__FNBLK_STAT_MAX,
 	FNBLK_STAT_MAX = __FNBLK_STAT_MAX - 1
@@ -162,9 +183,25 @@ enum fnblk_user_attr {
 	FNBLK_USER_ACTIVE_NS,		/* u64: time counted in n */
 	FNBLK_USER_WAIT_NS,		/* u64: sum of queueing delays */
 	FNBLK_USER_ACTIVATIONS,		/* u64 */
+	FNBLK_USER_BUCKET,		/* u8: enum fnblk_user_bucket; absent
+					 * for a user of its own (with KEY) */
+	FNBLK_USER_COUNT,		/* u64: users the retired bucket holds */
 
 	__FNBLK_USER_MAX,
 	FNBLK_USER_MAX = __FNBLK_USER_MAX - 1
+};
+
+/*
+ * Records of a user dump that are not one user: after the users, by key,
+ * come the totals of the users freed since the last reset (retired) and
+ * the requests of users that found the table full (overflow), each only
+ * once it holds something. The sums over every record equal the device's.
+ */
+enum fnblk_user_bucket {
+	FNBLK_BUCKET_NONE,
+	FNBLK_BUCKET_RETIRED,		/* users freed; their totals */
+	FNBLK_BUCKET_OVERFLOW,		/* one shared user, while the table is full */
+	__FNBLK_BUCKET_MAX
 };
 
 #define FNBLK_WEIGHT_MAX	1000000
