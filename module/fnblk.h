@@ -204,6 +204,7 @@ enum fnblk_reap {
 	FNBLK_REAP_AGED,	/* idle for longer than the retention */
 	FNBLK_REAP_IDLE,	/* every idle user without a hand-set weight */
 };
+
 /* Free reclaimable users, a batch per lock hold. Process context. */
 void fnblk_users_reap(struct fnblk_dev *dev, enum fnblk_reap how);
 /* Stop the reaper and free every user (device being deleted). */

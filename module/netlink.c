@@ -17,9 +17,23 @@ static struct genl_family fnblk_family;
 
 enum { FNBLK_MCGRP_EVENTS_ID };
 
+/*
+ * Events name users (pids, cgroup ids) and when they do I/O, so only
+ * CAP_NET_ADMIN may listen. Kernels without the group flag (before 6.7
+ * and its stable backports, such as 6.1.69) get events without user keys.
+ */
+#ifdef GENL_MCAST_CAP_NET_ADMIN
+#define FNBLK_EVENTS_NAME_USERS	true
+static const struct genl_multicast_group fnblk_mcgrps[] = {
+	[FNBLK_MCGRP_EVENTS_ID] = { .name = FNBLK_MCGRP_EVENTS,
+				    .flags = GENL_MCAST_CAP_NET_ADMIN },
+};
+#else
+#define FNBLK_EVENTS_NAME_USERS	false
 static const struct genl_multicast_group fnblk_mcgrps[] = {
 	[FNBLK_MCGRP_EVENTS_ID] = { .name = FNBLK_MCGRP_EVENTS },
 };
+#endif
 
 /* Handlers' messages are string constants; extack keeps the pointer. */
 static void fnblk_nl_err(struct netlink_ext_ack *extack, const char *msg)
@@ -750,10 +764,12 @@ static const struct genl_ops fnblk_ops[] = {
 		.flags = GENL_ADMIN_PERM,
 	},
 	{
+		/* Per-user data tells about other users' processes. */
 		.cmd = FNBLK_CMD_USER_GET,
 		.dumpit = fnblk_nl_user_dump,
 		.policy = fnblk_dev_policy,
 		.maxattr = FNBLK_A_MAX,
+		.flags = GENL_ADMIN_PERM,
 	},
 	{
 		.cmd = FNBLK_CMD_USER_SET,
@@ -836,8 +852,9 @@ void fnblk_event_user_locked(struct fnblk_dev *dev, struct fnblk_dev_user *u,
 		return;
 	if ((u == &dev->overflow ?
 	     nla_put_flag(skb, FNBLK_A_EVT_OVERFLOW) :
-	     nla_put_u64_64bit(skb, FNBLK_A_EVT_USER_KEY, u->su.key,
-			       FNBLK_A_PAD)) ||
+	     (FNBLK_EVENTS_NAME_USERS &&
+	      nla_put_u64_64bit(skb, FNBLK_A_EVT_USER_KEY, u->su.key,
+				FNBLK_A_PAD))) ||
 	    nla_put_u32(skb, FNBLK_A_EVT_NR_ACTIVE, dev->sched.nr_active) ||
 	    (u->kthread && nla_put_flag(skb, FNBLK_A_EVT_KTHREAD))) {
 		nlmsg_free(skb);

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fnblkctl without privilege: reads (dev show, stats, users, monitor)
- * work as an unprivileged user, changes are refused by the kernel
- * (CAP_NET_ADMIN) and fnblkctl exits 1 saying why. Runs fnblkctl from
- * PATH as uid/gid 65534. Prints TAP.
+ * fnblkctl without privilege: device-level reads (dev show, stats, top)
+ * work as an unprivileged user; what tells about other users' processes
+ * (users, the event stream behind monitor) and every change are refused
+ * by the kernel (CAP_NET_ADMIN), and fnblkctl exits 1 saying why. Runs
+ * fnblkctl from PATH as uid/gid 65534. Prints TAP.
  */
 #define _GNU_SOURCE
 #include <grp.h>
@@ -120,13 +121,26 @@ int main(void)
 	run(&r, 1, (char *[]){ "fnblkctl", "-j", "stats", dev, NULL });
 	ok(r.status == 0 && strstr(r.out, "\"elapsed_ns\""),
 	   "unprivileged stats works");
+	run(&r, 1, (char *[]){ "fnblkctl", "top", dev, "--once", NULL });
+	ok(r.status == 0 && strstr(r.out, "n now 0") &&
+	   strstr(r.out, "per-user rows need CAP_NET_ADMIN"),
+	   "unprivileged top shows the device only: %s",
+	   r.status ? r.err : "");
+	run(&r, 0, (char *[]){ "fnblkctl", "users", dev, NULL });
+	ok(r.status == 0 && !strncmp(r.out, "KEY", 3), "root lists users");
 	run(&r, 1, (char *[]){ "fnblkctl", "users", dev, NULL });
-	ok(r.status == 0 && !strncmp(r.out, "KEY", 3),
-	   "unprivileged users works");
+	ok(r.status == 1 && strstr(r.err, "Operation not permitted") &&
+	   !strstr(r.out, "KEY"),
+	   "unprivileged users is refused: %s", r.err);
 	run(&r, 1, (char *[]){ "fnblkctl", "monitor", dev, "--duration",
 			       "100ms", NULL });
+	ok(r.status == 1 && strstr(r.err, "needs CAP_NET_ADMIN") &&
+	   !strstr(r.out, " start n "),
+	   "unprivileged monitor is refused: %s", r.err);
+	run(&r, 0, (char *[]){ "fnblkctl", "monitor", dev, "--duration",
+			       "100ms", NULL });
 	ok(r.status == 0 && strstr(r.out, " start n 0 seq "),
-	   "unprivileged monitor subscribes and starts");
+	   "root's monitor subscribes and starts");
 
 	run(&r, 1, (char *[]){ "fnblkctl", "dev", "set", dev, "bw", "1MiB/s",
 			       NULL });

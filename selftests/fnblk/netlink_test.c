@@ -300,7 +300,10 @@ TEST_F(nl, busy_device_not_deleted)
 	EXPECT_EQ(0, dev_del(&self->c, DEV));
 }
 
-/* Changes need CAP_NET_ADMIN; reads do not. */
+/*
+ * Changes need CAP_NET_ADMIN, and so do per-user records and the event
+ * stream; device-level reads do not.
+ */
 TEST_F(nl, changes_need_cap_net_admin)
 {
 	int status;
@@ -310,8 +313,12 @@ TEST_F(nl, changes_need_cap_net_admin)
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid) {
-		struct fnl c;
+		struct fnl_user u[4];
+		struct fnl_users us = { .u = u, .cap = 4 };
+		struct fnl_stats s;
 		struct dev_info d;
+		struct fnl c;
+		int grp;
 
 		/* Dropping root drops every capability. */
 		if (setresuid(65534, 65534, 65534) || fnl_open(&c))
@@ -324,6 +331,19 @@ TEST_F(nl, changes_need_cap_net_admin)
 			_exit(13);
 		if (dev_add(&c, &DEV_CFG(.name = "fnblk8")) != -EPERM)
 			_exit(14);
+		/* Per-user records and events name other users' processes. */
+		us.nr = 0;
+		if (fnl_users(&c, DEV, &us) != -EPERM || us.nr)
+			_exit(15);
+		grp = genl_ctrl_resolve_grp(c.sk, FNBLK_GENL_NAME,
+					    FNBLK_MCGRP_EVENTS);
+		if (grp < 0 || !setsockopt(nl_socket_get_fd(c.sk), SOL_NETLINK,
+					   NETLINK_ADD_MEMBERSHIP, &grp,
+					   sizeof(grp)) || errno != EPERM)
+			_exit(16);
+		/* Device-level counters remain readable. */
+		if (fnl_stats(&c, DEV, &s) || s.got != 1)
+			_exit(17);
 		_exit(0);
 	}
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));

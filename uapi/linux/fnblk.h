@@ -162,8 +162,7 @@ enum fnblk_stat {
 	FNBLK_STAT_INFLIGHT,		/* u32: requests not yet completed */
 	FNBLK_STAT_EVENTS,		/* u64: events sent so far (= last seq) */
 	FNBLK_STAT_USERS_RETIRED,	/* u64: idle users freed, totals kept */
-	FNBLK_STAT_USER_OVERFLOWS,	/* u64: requests charged to the overflow
-					 * bucket because the table was full */
+	FNBLK_STAT_USER_OVERFLOWS,	/* u64: requests of the overflow user */
 
 	__FNBLK_STAT_MAX,
 	FNBLK_STAT_MAX = __FNBLK_STAT_MAX - 1
@@ -183,8 +182,7 @@ enum fnblk_user_attr {
 	FNBLK_USER_ACTIVE_NS,		/* u64: time counted in n */
 	FNBLK_USER_WAIT_NS,		/* u64: sum of queueing delays */
 	FNBLK_USER_ACTIVATIONS,		/* u64 */
-	FNBLK_USER_BUCKET,		/* u8: enum fnblk_user_bucket; absent
-					 * for a user of its own (with KEY) */
+	FNBLK_USER_BUCKET,		/* u8: enum fnblk_user_bucket, no KEY */
 	FNBLK_USER_COUNT,		/* u64: users the retired bucket holds */
 
 	__FNBLK_USER_MAX,

@@ -10,7 +10,8 @@
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* The configuration keywords, in the order the man page lists them. */
-enum kind { SIZE, RATE, DURATION, BYTES, FN, KEY, POLICY, USERS, STORE };
+enum kind { SIZE, RATE, DURATION, BYTES, FN, KEY, POLICY, USERS, STORE,
+	    COUNT };
 
 struct keyword {
 	const char *name;
@@ -47,6 +48,10 @@ static const struct keyword keywords[] = {
 	{ "store", FNBLK_A_STORE, STORE, "S",
 	  "memory (pages allocated on first write) or none (writes "
 	  "discarded, reads return zeros)." },
+	{ "max-users", FNBLK_A_MAX_USERS, COUNT, "N",
+	  "How many users the device tells apart, 1 to 1048576 (16384). "
+	  "Beyond that, new users share one overflow user until idle ones "
+	  "are freed (see fnblkctl users)." },
 };
 
 const struct cli_term *args_setting_terms(void)
@@ -65,7 +70,8 @@ const struct cli_term *args_setting_terms(void)
 }
 
 static const char keyword_list[] =
-	"size, bw, fn, latency, overhead, key, policy, users, grace, store";
+	"size, bw, fn, latency, overhead, key, policy, users, grace, store, "
+	"max-users";
 
 static const struct keyword *find_keyword(const char *s)
 {
@@ -183,6 +189,12 @@ static int parse_value(const struct keyword *kw, const char *v,
 		return parse_enum(kw, v, &cfg->users, err, errlen);
 	case STORE:
 		return parse_enum(kw, v, &cfg->store, err, errlen);
+	case COUNT:
+		if (args_parse_count(kw->name, v, 1, FNBLK_MAX_USERS_LIMIT, &x,
+				     err, errlen))
+			return -1;
+		cfg->max_users = (uint32_t)x;
+		return 0;
 	}
 	if (ret) {
 		snprintf(err, errlen, "%s '%s': %s", kw->name, v, why);

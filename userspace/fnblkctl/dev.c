@@ -71,7 +71,8 @@ static void print_dev(const struct fnblk_dev_info *d)
 	pr_str("key", "    key %s", fnblk_key_name(c->key));
 	pr_str("policy", " policy %s", fnblk_policy_name(c->policy));
 	pr_str("users", " users %s", fnblk_users_name(c->users));
-	pr_str("store", " store %s\n", fnblk_store_name(c->store));
+	pr_str("store", " store %s", fnblk_store_name(c->store));
+	pr_u64("max_users", " max-users %llu\n", c->max_users);
 	if (d->fn_nr) {
 		/* Text shows the head of the table; JSON all of it. */
 		pr_text("    f(n) n=1..%u:", d->fn_nr);

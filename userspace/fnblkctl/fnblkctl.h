@@ -38,6 +38,12 @@ int do_monitor(int argc, char **argv);
 int do_top(int argc, char **argv);
 int do_json(int argc, char **argv);
 
+/* Shared by users and top: is it the same user (or bucket)? */
+bool same_user(const struct fnblk_user_info *a,
+	       const struct fnblk_user_info *b);
+/* Its key, or the bucket it is ("retired(N)", "overflow"), 12 wide. */
+void print_user_key(const struct fnblk_user_info *u);
+
 /* Shared by stats and top: the n histogram as a table with bars. */
 void print_n_hist(const uint64_t *hist, const char *key);
 /* Time-weighted percentile p (0..1) of the n histogram: the bin index. */

@@ -55,14 +55,20 @@ static bool wanted(const struct monitor *m, uint32_t id, const char *name)
 }
 
 /* One output record; user is the user key of user events. */
+/*
+ * One line per applied event. user is the user's key, NULL for device
+ * events; overflow marks the shared user of a full table, which has none.
+ */
 static void emit(struct monitor *m, uint64_t t,
 		 const struct fnblk_track_dev *d, const char *event,
-		 const uint64_t *user, bool kthread)
+		 const uint64_t *user, bool kthread, bool overflow)
 {
 	switch (m->fmt) {
 	case CSV:
 		printf("%" PRIu64 ",%s,%u,%s,", t, d->name, d->n, event);
-		if (user)
+		if (overflow)
+			printf("overflow");
+		else if (user)
 			printf("%" PRIu64, *user);
 		putchar('\n');
 		break;
@@ -72,7 +78,9 @@ static void emit(struct monitor *m, uint64_t t,
 		pr_str("dev", NULL, d->name);
 		pr_u64("dev_id", NULL, d->id);
 		pr_str("event", NULL, event);
-		if (user) {
+		if (overflow) {
+			pr_bool("overflow", NULL, true);
+		} else if (user) {
 			pr_u64("user", NULL, *user);
 			pr_bool("kthread", NULL, kthread);
 		}
@@ -84,7 +92,9 @@ static void emit(struct monitor *m, uint64_t t,
 	case TEXT:
 		printf("[%" PRIu64 ".%09" PRIu64 "] %s %s", t / 1000000000,
 		       t % 1000000000, d->name, event);
-		if (user)
+		if (overflow)
+			printf(" user overflow");
+		else if (user)
 			printf(" user %" PRIu64 "%s", *user,
 			       kthread ? " (kthread)" : "");
 		printf(" n %u seq %" PRIu64 "\n", d->n, d->seq);
@@ -131,7 +141,7 @@ static int apply_snapshot(struct monitor *m, const struct fnblk_stats *st,
 
 	if (!d)
 		return -ENOMEM;
-	emit(m, st->val[FNBLK_STAT_TIME_NS], d, why, NULL, false);
+	emit(m, st->val[FNBLK_STAT_TIME_NS], d, why, NULL, false, false);
 	return 0;
 }
 
@@ -210,7 +220,7 @@ static int handle_event(struct monitor *m, const struct fnblk_dev_event *ev)
 	if (verdict != FNBLK_TRACK_APPLIED)
 		return 0;
 	emit(m, ev->time_ns, &d, fnblk_event_name(ev->cmd),
-	     user_event ? &ev->user_key : NULL, ev->kthread);
+	     user_event ? &ev->user_key : NULL, ev->kthread, ev->overflow);
 	m->printed++;
 	return 0;
 }
@@ -265,7 +275,10 @@ int do_monitor(int argc, char **argv)
 			 "inline otherwise) and followed by a resync record with "
 			 "n from a stats snapshot, so a stale n is never "
 			 "printed. SIGINT and SIGTERM stop it; a loss summary "
-			 "goes to standard error if anything was lost.",
+			 "goes to standard error if anything was lost. The "
+			 "shared user of a full user table shows as user "
+			 "overflow. Needs CAP_NET_ADMIN: events name other "
+			 "users' processes.",
 		.groups = groups, .json = &ctl_json,
 		.json_help = "one JSON object per line and event",
 	};

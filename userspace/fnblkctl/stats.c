@@ -34,6 +34,8 @@ static const char *const stat_keys[__FNBLK_STAT_MAX] = {
 	[FNBLK_STAT_QUEUE_SUM_NS] = "queue_sum_ns",
 	[FNBLK_STAT_INFLIGHT] = "inflight",
 	[FNBLK_STAT_EVENTS] = "events",
+	[FNBLK_STAT_USERS_RETIRED] = "users_retired",
+	[FNBLK_STAT_USER_OVERFLOWS] = "user_overflows",
 };
 
 static const char *const stats_usage[] = { "[NAME]", "reset NAME", NULL };
@@ -221,6 +223,10 @@ static void print_stats(const struct fnblk_stats *st)
 	pr_u64(NULL, "  kthread  %llu ops", v[FNBLK_STAT_KTHREAD_OPS]);
 	pr_size(NULL, " %s", v[FNBLK_STAT_KTHREAD_BYTES]);
 	pr_u64(NULL, "  errors %llu\n", v[FNBLK_STAT_ERRORS]);
+	pr_u64(NULL, "  users retired %llu",
+	       v[FNBLK_STAT_USERS_RETIRED]);
+	pr_u64(NULL, "  requests in overflow %llu\n",
+	       v[FNBLK_STAT_USER_OVERFLOWS]);
 
 	print_n_hist(st->n_hist, "n_hist_ns");
 	if (pr_json()) {

@@ -5,6 +5,7 @@
  * those of the last interval. Plain ANSI clear/home, and only on a
  * terminal: works on a serial console and in a pipe.
  */
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,7 @@ struct users {
 	struct fnblk_user_info *u;
 	size_t nr, cap;
 	bool oom;
+	bool denied;		/* per-user data needs CAP_NET_ADMIN */
 };
 
 struct sample {
@@ -64,9 +66,15 @@ static int collect(const struct fnblk_user_info *u, void *arg)
 
 static int take_sample(struct fnblk *h, const char *dev, struct sample *s)
 {
+	int ret;
+
 	s->users.nr = 0;
-	if (fnblk_stats_get(h, dev, &s->st) < 0 ||
-	    fnblk_users_dump(h, dev, collect, &s->users) < 0)
+	if (fnblk_stats_get(h, dev, &s->st) < 0)
+		return nl_error(h, "top");
+	/* Unprivileged, top shows the device alone. */
+	ret = fnblk_users_dump(h, dev, collect, &s->users);
+	s->users.denied = ret == -EPERM;
+	if (ret < 0 && !s->users.denied)
 		return nl_error(h, "top");
 	if (s->users.oom)
 		return runtime_error("out of memory");
@@ -74,10 +82,10 @@ static int take_sample(struct fnblk *h, const char *dev, struct sample *s)
 }
 
 static const struct fnblk_user_info *find_user(const struct users *l,
-					       uint64_t key)
+					       const struct fnblk_user_info *u)
 {
 	for (size_t i = 0; i < l->nr; i++)
-		if (l->u[i].val[FNBLK_USER_KEY] == key)
+		if (same_user(&l->u[i], u))
 			return &l->u[i];
 	return NULL;
 }
@@ -154,7 +162,7 @@ static void print_frame(const struct sample *prev, const struct sample *cur,
 		uint64_t zero[__FNBLK_USER_MAX] = { 0 };
 		const uint64_t *w;
 
-		o = find_user(&prev->users, v[FNBLK_USER_KEY]);
+		o = find_user(&prev->users, u);
 		w = o ? o->val : zero;
 		rates[nr_rates++] = (struct user_rate) {
 			.u = u,
@@ -173,6 +181,11 @@ static void print_frame(const struct sample *prev, const struct sample *cur,
 	}
 	if (rates)
 		qsort(rates, nr_rates, sizeof(*rates), by_rate);
+	if (cur->users.denied) {
+		pr_bool("users_denied", "\nper-user rows need CAP_NET_ADMIN\n",
+			true);
+		goto out;
+	}
 	pr_text("\ntop users\n%-12s %-3s %-3s %11s %11s %8s %7s\n", "KEY", "KT",
 		"ACT", "READ/s", "WRITE/s", "OPS/s", "ACTIVE");
 	pr_open_array("users");
@@ -180,7 +193,7 @@ static void print_frame(const struct sample *prev, const struct sample *cur,
 		const uint64_t *v = rates[i].u->val;
 
 		pr_open_object(NULL);
-		pr_u64("key", "%-12llu", v[FNBLK_USER_KEY]);
+		print_user_key(rates[i].u);
 		pr_bool("kthread", " %-3s", v[FNBLK_USER_KTHREAD]);
 		pr_bool("active", " %-3s", v[FNBLK_USER_ACTIVE]);
 		pr_rate("read_bps", " %11s", (uint64_t)rates[i].read_bps);
@@ -191,6 +204,7 @@ static void print_frame(const struct sample *prev, const struct sample *cur,
 		pr_close_object();
 	}
 	pr_close_array();
+out:
 	pr_close_object();
 	pr_end();
 	fflush(stdout);
@@ -229,7 +243,9 @@ int do_top(int argc, char **argv)
 			 "given; a bare number is seconds, as in top(1)): n now, "
 			 "mean n, peak, read and write rates, latency and "
 			 "queueing delay, the n histogram of the last interval, "
-			 "and the ten users moving the most bytes. The screen is "
+			 "and the ten users moving the most bytes (their rows "
+			 "need CAP_NET_ADMIN; without it top shows the device "
+			 "alone). The screen is "
 			 "cleared with plain ANSI codes, and only when standard "
 			 "output is a terminal, so it works over a serial "
 			 "console and in a pipe.",

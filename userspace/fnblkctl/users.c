@@ -33,12 +33,42 @@ static int collect(const struct fnblk_user_info *u, void *arg)
 	return 0;
 }
 
+/* Users by key, then the buckets in the kernel's order. */
 static int by_key(const void *a, const void *b)
 {
-	uint64_t x = ((const struct fnblk_user_info *)a)->val[FNBLK_USER_KEY];
-	uint64_t y = ((const struct fnblk_user_info *)b)->val[FNBLK_USER_KEY];
+	const uint64_t *x = ((const struct fnblk_user_info *)a)->val;
+	const uint64_t *y = ((const struct fnblk_user_info *)b)->val;
 
-	return x < y ? -1 : x > y;
+	if (x[FNBLK_USER_BUCKET] != y[FNBLK_USER_BUCKET])
+		return x[FNBLK_USER_BUCKET] < y[FNBLK_USER_BUCKET] ? -1 : 1;
+	return x[FNBLK_USER_KEY] < y[FNBLK_USER_KEY] ? -1 :
+	       x[FNBLK_USER_KEY] > y[FNBLK_USER_KEY];
+}
+
+bool same_user(const struct fnblk_user_info *a,
+	       const struct fnblk_user_info *b)
+{
+	return a->val[FNBLK_USER_BUCKET] == b->val[FNBLK_USER_BUCKET] &&
+	       a->val[FNBLK_USER_KEY] == b->val[FNBLK_USER_KEY];
+}
+
+void print_user_key(const struct fnblk_user_info *u)
+{
+	const char *bucket = fnblk_bucket_name(u->val[FNBLK_USER_BUCKET]);
+	char label[32];
+
+	if (!bucket) {
+		pr_u64("key", "%-12llu", u->val[FNBLK_USER_KEY]);
+		return;
+	}
+	pr_str("bucket", NULL, bucket);
+	if (u->present & FNBLK_BIT(FNBLK_USER_COUNT)) {
+		pr_u64("count", NULL, u->val[FNBLK_USER_COUNT]);
+		snprintf(label, sizeof(label), "%s(%llu)", bucket,
+			 (unsigned long long)u->val[FNBLK_USER_COUNT]);
+		bucket = label;
+	}
+	pr_text("%-12s", bucket);
 }
 
 static int users_args(int *argc, char ***argv)
@@ -51,7 +81,14 @@ static int users_args(int *argc, char ***argv)
 			 "thread), ACT (counted in n now), WEIGHT, operations "
 			 "and bytes read and written, ACTIVE (time counted in "
 			 "n), WAIT (sum of queueing delays) and ACTS "
-			 "(activations, idle to active).",
+			 "(activations, idle to active). Then, once they hold "
+			 "something, two rows that are not one user: "
+			 "retired(N), the totals of N users freed after idling "
+			 "(module parameter user_retain_s), and overflow, the "
+			 "user that new users share while the table is full "
+			 "(max-users). All rows together add up to the device's "
+			 "counters. Needs CAP_NET_ADMIN, as does fnblkctl "
+			 "monitor: both tell about other users' processes.",
 		.json = &ctl_json, .json_help = "print the users as JSON",
 	};
 
@@ -76,7 +113,7 @@ static void print_user(const struct fnblk_user_info *u)
 	const uint64_t *v = u->val;
 
 	pr_open_object(NULL);
-	pr_u64("key", "%-12llu", v[FNBLK_USER_KEY]);
+	print_user_key(u);
 	pr_bool("kthread", " %-3s", v[FNBLK_USER_KTHREAD]);
 	pr_bool("active", " %-3s", v[FNBLK_USER_ACTIVE]);
 	pr_u64("weight", " %7llu", v[FNBLK_USER_WEIGHT]);

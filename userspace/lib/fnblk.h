@@ -37,6 +37,7 @@ struct fnblk_dev_config {
 	uint8_t policy;			/* FNBLK_A_POLICY, enum fnblk_policy */
 	uint8_t users;			/* FNBLK_A_USERS, enum fnblk_users */
 	uint8_t store;			/* FNBLK_A_STORE, enum fnblk_store */
+	uint32_t max_users;		/* FNBLK_A_MAX_USERS */
 	char fn[FNBLK_FN_SPEC_LEN];	/* FNBLK_A_FN, f(n) spec */
 };
 
@@ -61,7 +62,11 @@ struct fnblk_stats {
 	uint64_t queue_hist[FNBLK_LHIST_BINS];
 };
 
-/* One user of a device. Scalars (flags as 0/1) by enum fnblk_user_attr. */
+/*
+ * One user of a device. Scalars (flags as 0/1) by enum fnblk_user_attr.
+ * A record with FNBLK_USER_BUCKET set is a bucket (retired users, or the
+ * overflow user), not one user, and has no FNBLK_USER_KEY.
+ */
 struct fnblk_user_info {
 	uint32_t dev_id;
 	uint64_t present;		/* FNBLK_BIT(FNBLK_USER_*) */
@@ -81,6 +86,7 @@ struct fnblk_dev_event {
 	uint32_t nr_active;		/* n after the event */
 	bool has_nr_active;
 	bool kthread;
+	bool overflow;			/* the overflow bucket, no key */
 };
 
 /* Callbacks of dumps; a non-zero return stops delivery and is returned. */
@@ -148,6 +154,8 @@ const char *fnblk_policy_name(unsigned int policy);
 const char *fnblk_users_name(unsigned int users);
 const char *fnblk_store_name(unsigned int store);
 const char *fnblk_event_name(unsigned int cmd);
+/* "retired", "overflow"; NULL for FNBLK_BUCKET_NONE (a user of its own). */
+const char *fnblk_bucket_name(unsigned int bucket);
 /* Inverse: the value, or -1 for an unknown name. */
 int fnblk_key_value(const char *name);
 int fnblk_policy_value(const char *name);

@@ -14,6 +14,11 @@ static const char *const event_names[__FNBLK_CMD_MAX] = {
 	[FNBLK_CMD_EVT_DEV_CHANGED] = "changed",
 };
 
+static const char *const bucket_names[__FNBLK_BUCKET_MAX] = {
+	[FNBLK_BUCKET_RETIRED] = "retired",
+	[FNBLK_BUCKET_OVERFLOW] = "overflow",
+};
+
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 static const char *name_of(const char *const *names, unsigned int nr,
@@ -54,6 +59,11 @@ const char *fnblk_store_name(unsigned int v)
 const char *fnblk_event_name(unsigned int v)
 {
 	return name_of(event_names, ARRAY_SIZE(event_names), v);
+}
+
+const char *fnblk_bucket_name(unsigned int v)
+{
+	return name_of(bucket_names, ARRAY_SIZE(bucket_names), v);
 }
 
 int fnblk_key_value(const char *name)

@@ -43,6 +43,8 @@ struct nla_policy fnblk_attr_policy[FNBLK_A_MAX + 1] = {
 	[FNBLK_A_EVT_SEQ]	= { .type = NLA_U64 },
 	[FNBLK_A_EVT_KTHREAD]	= { .type = NLA_FLAG },
 	[FNBLK_A_NR_ACTIVE]	= { .type = NLA_U32 },
+	[FNBLK_A_MAX_USERS]	= { .type = NLA_U32 },
+	[FNBLK_A_EVT_OVERFLOW]	= { .type = NLA_FLAG },
 };
 
 int fnblk_fail(struct fnblk *h, int err, const char *fmt, ...)
@@ -340,6 +342,8 @@ static int put_config(struct fnblk *h, struct nl_msg *msg,
 		err |= nla_put_u64(msg, FNBLK_A_GRACE_NS, c->grace_ns);
 	if (HAS(FNBLK_A_STORE))
 		err |= nla_put_u8(msg, FNBLK_A_STORE, c->store);
+	if (HAS(FNBLK_A_MAX_USERS))
+		err |= nla_put_u32(msg, FNBLK_A_MAX_USERS, c->max_users);
 #undef HAS
 	return err ? fnblk_fail(h, EMSGSIZE, "request too large") : 0;
 }
@@ -365,6 +369,7 @@ static int parse_dev(struct nlattr **tb, void *arg)
 
 #define U64(a, f) if (tb[a]) { c->f = nla_get_u64(tb[a]); c->present |= FNBLK_BIT(a); }
 #define U8(a, f) if (tb[a]) { c->f = nla_get_u8(tb[a]); c->present |= FNBLK_BIT(a); }
+#define U32(a, f) if (tb[a]) { c->f = nla_get_u32(tb[a]); c->present |= FNBLK_BIT(a); }
 	U64(FNBLK_A_SIZE, size)
 	U64(FNBLK_A_BW, bw)
 	U64(FNBLK_A_LATENCY_NS, latency_ns)
@@ -374,8 +379,10 @@ static int parse_dev(struct nlattr **tb, void *arg)
 	U8(FNBLK_A_POLICY, policy)
 	U8(FNBLK_A_USERS, users)
 	U8(FNBLK_A_STORE, store)
+	U32(FNBLK_A_MAX_USERS, max_users)
 #undef U64
 #undef U8
+#undef U32
 	if (tb[FNBLK_A_FN]) {
 		nla_strlcpy(c->fn, tb[FNBLK_A_FN], sizeof(c->fn));
 		c->present |= FNBLK_BIT(FNBLK_A_FN);

@@ -53,9 +53,18 @@ int fnblk_monitor_open(struct fnblk *h, int rcvbuf)
 			   strerror(err));
 		goto undo;
 	}
-	err = nl_socket_add_membership(h->mon, grp);
-	if (err < 0)
-		goto nlerr;
+	/* Events name users (pids, cgroups): the kernel asks for privilege. */
+	if (setsockopt(fd, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP, &grp,
+		       sizeof(grp))) {
+		err = errno;
+		if (err == EPERM)
+			fnblk_fail(h, err, "subscribing to fnblk events needs "
+				   "CAP_NET_ADMIN");
+		else
+			fnblk_fail(h, err, "subscribing to fnblk events: %s",
+				   strerror(err));
+		goto undo;
+	}
 	h->buflen = MONITOR_BUFLEN;
 	h->len = h->off = 0;
 	return 0;
@@ -126,6 +135,7 @@ static int parse_event(struct fnblk *h, struct nlmsghdr *nlh,
 		ev->has_nr_active = true;
 	}
 	ev->kthread = tb[FNBLK_A_EVT_KTHREAD] != NULL;
+	ev->overflow = tb[FNBLK_A_EVT_OVERFLOW] != NULL;
 	return 1;
 }
 

@@ -129,12 +129,14 @@ int main(void)
 	refused("store disk", "store 'disk': expected memory or none");
 	refused("size 4k colour blue", "unknown argument 'colour' (expected "
 		"size, bw, fn, latency, overhead, key, policy, users, grace, "
-		"store)");
+		"store, max-users)");
 	refused("size", "size: missing value");
 	refused("size 4k size 8k", "size given twice");
 	refused("mydisk size 4k", "unknown argument 'mydisk' (expected a device "
 		"name fnblkN or size, bw, fn, latency, overhead, key, policy, "
-		"users, grace, store)");
+		"users, grace, store, max-users)");
+	refused("max-users 0", "max-users '0': too small (expected "
+		"1..1048576)");
 	refused("fnblkx size 4k", "device 'fnblkx': expected fnblkN or a device "
 		"number N");
 	refused("fnblk size 4k", "device 'fnblk': expected fnblkN or a device "
