@@ -39,6 +39,10 @@ int fnblk_config_check(struct fnblk_config *cfg, const char **err)
 		*err = "unknown store";
 		return -EINVAL;
 	}
+	if (cfg->cache >= __FNBLK_CACHE_MAX) {
+		*err = "unknown cache mode";
+		return -EINVAL;
+	}
 	if (!cfg->max_users || cfg->max_users > FNBLK_MAX_USERS_LIMIT) {
 		*err = "max_users must be 1 to 1048576";
 		return -EINVAL;
@@ -78,4 +82,9 @@ int fnblk_parse_users(const char *s, u8 *out)
 int fnblk_parse_store(const char *s, u8 *out)
 {
 	return match_name(s, fnblk_store_names, __FNBLK_STORE_MAX, out);
+}
+
+int fnblk_parse_cache(const char *s, u8 *out)
+{
+	return match_name(s, fnblk_cache_names, __FNBLK_CACHE_MAX, out);
 }

@@ -14,6 +14,16 @@
 
 static void fnblk_submit_bio(struct bio *bio)
 {
+	struct fnblk_dev *dev = bio->bi_bdev->bd_disk->private_data;
+
+	/* Down after a crash: the disk is gone until everyone has closed it. */
+	if (unlikely(READ_ONCE(dev->crashed))) {
+		spin_lock_bh(&dev->lock);
+		dev->stats.errors++;
+		spin_unlock_bh(&dev->lock);
+		bio_io_error(bio);
+		return;
+	}
 	/*
 	 * A bio-based driver splits for itself: one request is at most
 	 * FNBLK_MAX_IO_BYTES, as one RPC of a remote file system would be.
@@ -24,7 +34,7 @@ static void fnblk_submit_bio(struct bio *bio)
 		if (!bio)
 			return;
 	}
-	fnblk_io_submit(bio->bi_bdev->bd_disk->private_data, bio);
+	fnblk_io_submit(dev, bio);
 }
 
 static int fnblk_open_disk(struct gendisk *disk)
@@ -35,6 +45,10 @@ static int fnblk_open_disk(struct gendisk *disk)
 	spin_lock_bh(&dev->lock);
 	if (dev->dying || !fnblk_loaded())
 		ret = -ENXIO;
+	else if (dev->crashed)
+		ret = -EIO;
+	else if (dev->reconfiguring)
+		ret = -EBUSY;
 	else
 		dev->open_count++;
 	spin_unlock_bh(&dev->lock);
@@ -44,10 +58,17 @@ static int fnblk_open_disk(struct gendisk *disk)
 static void fnblk_release_disk(struct gendisk *disk)
 {
 	struct fnblk_dev *dev = disk->private_data;
+	bool revive = false;
 
 	spin_lock_bh(&dev->lock);
-	dev->open_count--;
+	/* The last close after a crash is the reboot: the disk comes back. */
+	if (!--dev->open_count && dev->crashed) {
+		dev->crashed = false;
+		revive = true;
+	}
 	spin_unlock_bh(&dev->lock);
+	if (revive)
+		fnblk_cache_revive(&dev->store.cache);
 }
 
 #ifdef FNBLK_HAVE_BLK_MODE
@@ -79,21 +100,45 @@ static const struct block_device_operations fnblk_fops = {
 	.release = fnblk_release,
 };
 
-#ifdef FNBLK_HAVE_QUEUE_LIMITS_ALLOC
+/*
+ * Limits, so that splitting is deliberate: a read or write is split only
+ * at FNBLK_MAX_IO_BYTES, never by how its pages fall in memory (the
+ * default segment limits would cut a 1 MiB direct I/O of scattered pages
+ * in two); discard and write-zeroes only at 4 GiB.
+ */
+#define FNBLK_MAX_SECTORS	(FNBLK_MAX_IO_BYTES >> FNBLK_SECTOR_SHIFT)
+#define FNBLK_MAX_DISCARD	(UINT_MAX >> FNBLK_SECTOR_SHIFT)
+
+#ifdef FNBLK_HAVE_LIMITS_ALLOC
+/* 6.9 and later: the limits are given when the disk is allocated. */
 static struct gendisk *fnblk_alloc_disk(void)
 {
 	struct queue_limits lim = {
 		.logical_block_size = 512,
 		.physical_block_size = PAGE_SIZE,
-		.max_hw_sectors = FNBLK_MAX_IO_BYTES >> FNBLK_SECTOR_SHIFT,
-		.max_hw_discard_sectors = UINT_MAX >> FNBLK_SECTOR_SHIFT,
-		.max_write_zeroes_sectors = UINT_MAX >> FNBLK_SECTOR_SHIFT,
+		.max_hw_sectors = FNBLK_MAX_SECTORS,
+		.max_segments = USHRT_MAX,
+		.max_segment_size = UINT_MAX,
+		.max_hw_discard_sectors = FNBLK_MAX_DISCARD,
+		.max_write_zeroes_sectors = FNBLK_MAX_DISCARD,
 		.discard_granularity = PAGE_SIZE,
+#ifdef FNBLK_HAVE_QUEUE_FEATURES
+		/* 6.11 and later: features are limits too. */
 		.features = BLK_FEAT_WRITE_CACHE | BLK_FEAT_FUA |
 			    BLK_FEAT_NOWAIT,
+#endif
 	};
+	struct gendisk *disk = blk_alloc_disk(&lim, NUMA_NO_NODE);
 
-	return blk_alloc_disk(&lim, NUMA_NO_NODE);
+#ifndef FNBLK_HAVE_QUEUE_FEATURES
+	/* 6.9 and 6.10: the same as queue flags. */
+	if (!IS_ERR(disk)) {
+		blk_queue_write_cache(disk->queue, true, true);
+		blk_queue_flag_set(QUEUE_FLAG_NONROT, disk->queue);
+		blk_queue_flag_set(QUEUE_FLAG_NOWAIT, disk->queue);
+	}
+#endif
+	return disk;
 }
 #else
 static struct gendisk *fnblk_alloc_disk(void)
@@ -106,9 +151,11 @@ static struct gendisk *fnblk_alloc_disk(void)
 	q = disk->queue;
 	blk_queue_logical_block_size(q, 512);
 	blk_queue_physical_block_size(q, PAGE_SIZE);
-	blk_queue_max_hw_sectors(q, FNBLK_MAX_IO_BYTES >> FNBLK_SECTOR_SHIFT);
-	blk_queue_max_discard_sectors(q, UINT_MAX >> FNBLK_SECTOR_SHIFT);
-	blk_queue_max_write_zeroes_sectors(q, UINT_MAX >> FNBLK_SECTOR_SHIFT);
+	blk_queue_max_hw_sectors(q, FNBLK_MAX_SECTORS);
+	blk_queue_max_segments(q, USHRT_MAX);
+	blk_queue_max_segment_size(q, UINT_MAX);
+	blk_queue_max_discard_sectors(q, FNBLK_MAX_DISCARD);
+	blk_queue_max_write_zeroes_sectors(q, FNBLK_MAX_DISCARD);
 	q->limits.discard_granularity = PAGE_SIZE;
 	blk_queue_write_cache(q, true, true);
 	blk_queue_flag_set(QUEUE_FLAG_NONROT, q);

@@ -7,6 +7,8 @@
  *   disk.c     the gendisk and the bio submission path
  *   io.c       requests through the scheduler core, timer, completion
  *   store.c    the memory store
+ *   cache.c    the volatile write cache and crashes
+ *   fault.c    fault injection rules
  *   users.c    the table of users a device has seen
  *   stats.c    counters and snapshots
  *   netlink.c  the generic netlink family and its events
@@ -17,6 +19,7 @@
 #include <linux/bio.h>
 #include <linux/bits.h>
 #include <linux/hrtimer.h>
+#include <linux/rwsem.h>
 #include <linux/sizes.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
@@ -36,9 +39,22 @@ struct fnblk_config {
 	u8 key;				/* enum fnblk_key: who counts as a user */
 	u8 store;			/* enum fnblk_store */
 	u32 max_users;			/* users kept apart; then overflow */
+	u8 cache;			/* enum fnblk_cache_mode */
 	char fn_spec[FNBLK_FN_SPEC_LEN]; /* f(n) as the user wrote it */
 	/* bandwidth, f(n) table, latency, overhead, grace, policy, users */
 	struct fnblk_params sched;
+};
+
+/*
+ * The volatile write cache: what each page changed since the last flush
+ * held then (cache.c).
+ */
+struct fnblk_cache {
+	bool on;			/* cache volatile */
+	bool dead;			/* crashed: writes fail until revived */
+	struct rw_semaphore epoch;	/* writers share it; flush, crash own it */
+	struct xarray undo;		/* page index -> saved page or absent */
+	atomic_long_t nr_saved;
 };
 
 /* Memory behind a device: pages allocated on first write. */
@@ -46,6 +62,7 @@ struct fnblk_backing {
 	struct xarray pages;		/* page index -> struct page */
 	u8 kind;			/* enum fnblk_store */
 	atomic_long_t nr_pages;
+	struct fnblk_cache cache;
 };
 
 enum fnblk_op {
@@ -63,6 +80,8 @@ struct fnblk_stats {
 	u64 kthread_ops;
 	u64 kthread_bytes;
 	u64 errors;
+	u64 crashes;
+	u64 crash_lost_bytes;
 	u64 lat_sum_ns;
 	u64 queue_sum_ns;
 	u64 lat_hist[FNBLK_LHIST_BINS];
@@ -93,10 +112,45 @@ struct fnblk_retired {
 	u64 activations;
 };
 
+/* A fault rule (fault.c). */
+struct fnblk_fault_rule {
+	struct list_head node;		/* in fnblk_faults.rules, RCU */
+	struct rcu_head rcu;
+	u32 id;
+	u8 op;				/* enum fnblk_fault_op */
+	u8 error;			/* enum fnblk_fault_error */
+	u32 prob;			/* parts per million */
+	u32 every;			/* fire on every Nth match */
+	u64 times;			/* at most; 0 no limit */
+	u64 start, len;			/* bytes; len 0 the whole device */
+	u64 delay_ns;			/* delay, or timeout */
+	atomic64_t matched, injected;
+};
+
+struct fnblk_fault_hold;
+
+/* A device's fault rules and the requests they hold back. */
+struct fnblk_faults {
+	struct list_head rules;		/* by id; RCU, changed under the mutex */
+	u32 nr, last_id;
+	struct list_head held;		/* by due time, under fnblk_dev.lock */
+	struct hrtimer timer;		/* ends the first held request */
+	atomic64_t injected[__FNBLK_FAULT_MAX];
+};
+
+/* What a fault rule decided for one request. */
+struct fnblk_fault {
+	u8 error;			/* enum fnblk_fault_error */
+	u64 delay_ns;
+	struct fnblk_fault_hold *hold;	/* for a timeout or delay */
+};
+
 /* One bio on its way through the scheduler. */
 struct fnblk_io {
-	struct fnblk_req rq;
+	struct fnblk_req rq;		/* rq.bytes: the data it moves */
 	struct bio *bio;
+	struct fnblk_fault fault;
+	u32 bytes;			/* the bio's size, as counted */
 	u8 op;				/* enum fnblk_op */
 	bool kthread;
 	bool on_stack;			/* completed within submission */
@@ -127,11 +181,14 @@ struct fnblk_dev {
 	struct fnblk_dev_user overflow;
 	u64 overflows;			/* requests charged to it */
 	struct delayed_work reap_work;	/* frees idle users */
+	struct fnblk_faults faults;
 	bool reap_soon;			/* reap_work queued to run now */
 	u64 serial;			/* unique per device ever added */
 	u64 event_seq;
 	unsigned int open_count;
 	bool dying;			/* being deleted: no opens, no timer */
+	bool crashed;			/* down after a crash until all close */
+	bool reconfiguring;		/* cache mode changing: no opens */
 	wait_queue_head_t drain_wq;
 };
 
@@ -146,13 +203,14 @@ u64 fnblk_user_retain_ns(void);
 extern struct mutex fnblk_mutex;	/* registry and configuration */
 extern u64 fnblk_generation;		/* bumped on add, delete, set */
 struct fnblk_dev *fnblk_dev_find(u32 id);
-struct fnblk_dev *fnblk_dev_find_name(const char *name);
 struct fnblk_dev *fnblk_dev_next(u32 *id);
 int fnblk_dev_add(struct fnblk_config *cfg, int id, struct fnblk_dev **out,
 		  const char **err);
 int fnblk_dev_del(struct fnblk_dev *dev, const char **err);
 int fnblk_dev_set(struct fnblk_dev *dev, const struct fnblk_config *cfg,
 		  const char **err);
+/* Power loss; the device stays down until nobody has it open. */
+void fnblk_dev_crash(struct fnblk_dev *dev);
 
 /* config.c */
 void fnblk_config_default(struct fnblk_config *cfg);
@@ -161,6 +219,7 @@ int fnblk_parse_key(const char *s, u8 *out);
 int fnblk_parse_policy(const char *s, u8 *out);
 int fnblk_parse_users(const char *s, u8 *out);
 int fnblk_parse_store(const char *s, u8 *out);
+int fnblk_parse_cache(const char *s, u8 *out);
 
 /* disk.c */
 int fnblk_disk_create(struct fnblk_dev *dev);
@@ -181,9 +240,31 @@ void fnblk_io_unlock(struct fnblk_dev *dev) __releases(&dev->lock);
 void fnblk_io_drain(struct fnblk_dev *dev);
 
 /* store.c */
-void fnblk_store_init(struct fnblk_backing *st, u8 kind);
+void fnblk_store_init(struct fnblk_backing *st, u8 kind, bool volatile_cache);
 int fnblk_store_bio(struct fnblk_backing *st, struct bio *bio, gfp_t gfp);
+/* Free pages readers may still see, after an RCU grace period. */
+void fnblk_store_free_pages_rcu(struct list_head *pages);
+u64 fnblk_store_crash(struct fnblk_backing *st, bool down);
 void fnblk_store_destroy(struct fnblk_backing *st);
+
+/* cache.c: the volatile write cache of a store */
+void fnblk_cache_init(struct fnblk_cache *c, bool on);
+/* Before a write: 1 (unlock with write_end), 0 (durable mode) or -errno. */
+int fnblk_cache_write_begin(struct fnblk_cache *c, bool nowait);
+void fnblk_cache_write_end(struct fnblk_cache *c, int begun);
+int fnblk_cache_save(struct fnblk_cache *c, struct xarray *pages,
+		     pgoff_t idx, gfp_t gfp);
+int fnblk_cache_write_through(struct fnblk_cache *c, pgoff_t idx,
+			      unsigned int off, const void *buf,
+			      unsigned int len, gfp_t gfp);
+int fnblk_cache_flush(struct fnblk_cache *c, struct xarray *pages,
+		      bool nowait);
+u64 fnblk_cache_crash(struct fnblk_cache *c, struct xarray *pages,
+		      atomic_long_t *nr_pages, bool down);
+void fnblk_cache_revive(struct fnblk_cache *c);
+void fnblk_cache_set(struct fnblk_cache *c, struct xarray *pages, bool on);
+u64 fnblk_cache_saved(struct fnblk_cache *c);
+void fnblk_cache_destroy(struct fnblk_cache *c);
 
 /* users.c */
 void fnblk_users_init(struct fnblk_dev *dev);
@@ -209,6 +290,28 @@ enum fnblk_reap {
 void fnblk_users_reap(struct fnblk_dev *dev, enum fnblk_reap how);
 /* Stop the reaper and free every user (device being deleted). */
 void fnblk_users_destroy(struct fnblk_dev *dev);
+
+/* fault.c */
+void fnblk_faults_init(struct fnblk_dev *dev);
+/* At submission: does a rule fire on bio? Fills f (NONE if not). */
+int fnblk_fault_submit(struct fnblk_dev *dev, struct bio *bio,
+		       struct fnblk_fault *f, gfp_t gfp);
+/* Drop what fnblk_fault_submit() prepared for a bio that went nowhere. */
+void fnblk_fault_cancel(struct fnblk_fault *f);
+/*
+ * At delivery: apply the fault to bio; true if it is held back, to be
+ * ended later, false if the caller ends it now.
+ */
+bool fnblk_fault_deliver_locked(struct fnblk_dev *dev, struct fnblk_fault *f,
+				struct bio *bio, u64 submit_ns, u64 now);
+/* Rules: add (id set on return), delete one (id) or all (0), iterate. */
+int fnblk_fault_add(struct fnblk_dev *dev, struct fnblk_fault_rule *r,
+		    const char **err);
+int fnblk_fault_del(struct fnblk_dev *dev, u32 id, const char **err);
+struct fnblk_fault_rule *fnblk_fault_next(struct fnblk_dev *dev, u32 after);
+void fnblk_faults_reset(struct fnblk_dev *dev);
+/* End every held request and delete every rule (device going away). */
+void fnblk_faults_destroy(struct fnblk_dev *dev);
 
 /* stats.c */
 struct fnblk_snapshot {

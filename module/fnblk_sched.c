@@ -712,6 +712,11 @@ const char *const fnblk_store_names[__FNBLK_STORE_MAX] = {
 	[FNBLK_STORE_NONE] = "none",
 };
 
+const char *const fnblk_cache_names[__FNBLK_CACHE_MAX] = {
+	[FNBLK_CACHE_DURABLE] = "durable",
+	[FNBLK_CACHE_VOLATILE] = "volatile",
+};
+
 void fnblk_params_default(struct fnblk_params *p)
 {
 	/* Field by field: the 4 KiB table must not pass through the stack. */

@@ -185,6 +185,7 @@ extern const char *const fnblk_key_names[__FNBLK_KEY_MAX];
 extern const char *const fnblk_policy_names[__FNBLK_POLICY_MAX];
 extern const char *const fnblk_users_names[__FNBLK_USERS_MAX];
 extern const char *const fnblk_store_names[__FNBLK_STORE_MAX];
+extern const char *const fnblk_cache_names[__FNBLK_CACHE_MAX];
 
 /* Parse "constant", "linear:K", "power:A", "table:f1,f2,..." into fn. */
 int fnblk_fn_parse(const char *spec, struct fnblk_fn *fn, const char **err);

@@ -14,6 +14,7 @@
  * the only place where "current" is the task that issued the I/O.
  */
 #include <linux/bio.h>
+#include <linux/blkdev.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 
@@ -34,7 +35,9 @@ static void fnblk_complete(struct fnblk_sched *s, struct fnblk_req *rq)
 						 struct fnblk_dev_user, su);
 
 	fnblk_stats_complete(dev, io, u);
-	bio_list_add(&dev->done, io->bio);
+	if (!fnblk_fault_deliver_locked(dev, &io->fault, io->bio,
+					rq->submit_ns, s->now))
+		bio_list_add(&dev->done, io->bio);
 	if (!io->on_stack)
 		kmem_cache_free(fnblk_io_cache, io);
 }
@@ -146,12 +149,18 @@ static u8 fnblk_bio_op(struct bio *bio)
 	}
 }
 
-/* A bio that failed is ended with this status. */
+/*
+ * A bio that failed is ended with this status. A REQ_NOWAIT bio that ran
+ * out of memory asks to be retried (EAGAIN: io_uring then submits it again,
+ * allowed to block); any other failure is an I/O error.
+ */
 static blk_status_t fnblk_io_status(struct bio *bio, int err)
 {
-	if (err == -EAGAIN && (bio->bi_opf & REQ_NOWAIT))
-		return BLK_STS_AGAIN;
-	return BLK_STS_IOERR;
+	if ((bio->bi_opf & REQ_NOWAIT) && (err == -ENOMEM || err == -EAGAIN))
+		err = -EAGAIN;
+	else
+		err = -EIO;
+	return errno_to_blk_status(err);
 }
 
 /* End a bio that never reached the scheduler. */
@@ -164,11 +173,19 @@ static void fnblk_io_fail(struct fnblk_dev *dev, struct bio *bio, int err)
 	bio_endio(bio);
 }
 
-/* Move the bio's data; a failure is delivered with the request. */
-static void fnblk_io_copy(struct fnblk_dev *dev, struct bio *bio, gfp_t gfp)
+/*
+ * Move the bio's data; a failure is delivered with the request. A request
+ * a fault rule fails or times out moves none (its status is set already).
+ */
+static void fnblk_io_copy(struct fnblk_dev *dev, struct fnblk_io *io,
+			  gfp_t gfp)
 {
-	int err = fnblk_store_bio(&dev->store, bio, gfp);
+	struct bio *bio = io->bio;
+	int err;
 
+	if (bio->bi_status)
+		return;
+	err = fnblk_store_bio(&dev->store, bio, gfp);
 	if (err)
 		bio->bi_status = fnblk_io_status(bio, err);
 }
@@ -178,13 +195,17 @@ static gfp_t fnblk_io_gfp(const struct bio *bio)
 	return bio->bi_opf & REQ_NOWAIT ? GFP_NOWAIT : GFP_NOIO;
 }
 
-static void fnblk_io_prepare(struct fnblk_io *io, struct bio *bio, bool on_stack)
+static void fnblk_io_prepare(struct fnblk_io *io, struct bio *bio,
+			     const struct fnblk_fault *fault, bool on_stack)
 {
 	io->bio = bio;
+	io->fault = *fault;
 	io->op = fnblk_bio_op(bio);
 	io->kthread = current->flags & PF_KTHREAD;
 	io->on_stack = on_stack;
-	io->rq.bytes = bio->bi_iter.bi_size;
+	io->bytes = bio->bi_iter.bi_size;
+	/* Discard and write-zeroes move no data: they cost the overhead. */
+	io->rq.bytes = io->op == FNBLK_OP_DISCARD ? 0 : io->bytes;
 	io->rq.write = io->op != FNBLK_OP_READ;
 	/* Delivered only once fnblk_sched_data_done() says the data moved. */
 	io->rq.data_pending = true;
@@ -228,30 +249,33 @@ static bool fnblk_io_completes_inline(const struct fnblk_dev *dev)
  * user's activity thus starts when its copy ends: only the copy of the
  * first request of an active period is left out of it.
  */
-static void fnblk_io_submit_inline(struct fnblk_dev *dev, struct bio *bio)
+static void fnblk_io_submit_inline(struct fnblk_dev *dev, struct bio *bio,
+				   struct fnblk_fault *fault)
 {
 	gfp_t gfp = fnblk_io_gfp(bio);
 	struct fnblk_io on_stack, *io = &on_stack;
 	struct fnblk_dev_user *u;
+	int err = 0;
 
-	fnblk_io_copy(dev, bio, gfp);
+	on_stack.bio = bio;
+	fnblk_io_copy(dev, &on_stack, gfp);
 	spin_lock_bh(&dev->lock);
 	u = fnblk_user_get_locked(dev, bio, gfp);
 	if (IS_ERR(u)) {
-		spin_unlock_bh(&dev->lock);
-		fnblk_io_fail(dev, bio, PTR_ERR(u));
-		return;
-	}
-	if (!fnblk_io_completes_inline(dev)) {
+		err = PTR_ERR(u);
+	} else if (!fnblk_io_completes_inline(dev)) {
 		/* Throttled since we looked (rare): it must outlive this call. */
 		io = kmem_cache_alloc(fnblk_io_cache, GFP_ATOMIC);
-		if (!io) {
-			spin_unlock_bh(&dev->lock);
-			fnblk_io_fail(dev, bio, -ENOMEM);
-			return;
-		}
+		if (!io)
+			err = -ENOMEM;
 	}
-	fnblk_io_prepare(io, bio, io == &on_stack);
+	if (err) {
+		spin_unlock_bh(&dev->lock);
+		fnblk_fault_cancel(fault);
+		fnblk_io_fail(dev, bio, err);
+		return;
+	}
+	fnblk_io_prepare(io, bio, fault, io == &on_stack);
 	io->rq.data_pending = false;	/* moved already: delivered at once */
 	fnblk_io_enqueue_locked(dev, u, io, ktime_get_ns());
 	fnblk_io_arm_locked(dev);
@@ -263,7 +287,8 @@ static void fnblk_io_submit_inline(struct fnblk_dev *dev, struct bio *bio)
  * data move afterwards, outside the lock, while it is served, and it is
  * delivered when both are done (as a real device transfers while serving).
  */
-static void fnblk_io_submit_queued(struct fnblk_dev *dev, struct bio *bio)
+static void fnblk_io_submit_queued(struct fnblk_dev *dev, struct bio *bio,
+				   struct fnblk_fault *fault)
 {
 	gfp_t gfp = fnblk_io_gfp(bio);
 	struct fnblk_dev_user *u;
@@ -271,14 +296,16 @@ static void fnblk_io_submit_queued(struct fnblk_dev *dev, struct bio *bio)
 
 	io = kmem_cache_alloc(fnblk_io_cache, gfp);
 	if (!io) {
+		fnblk_fault_cancel(fault);
 		fnblk_io_fail(dev, bio, -ENOMEM);
 		return;
 	}
-	fnblk_io_prepare(io, bio, false);
+	fnblk_io_prepare(io, bio, fault, false);
 	spin_lock_bh(&dev->lock);
 	u = fnblk_user_get_locked(dev, bio, gfp);
 	if (IS_ERR(u)) {
 		spin_unlock_bh(&dev->lock);
+		fnblk_fault_cancel(&io->fault);
 		kmem_cache_free(fnblk_io_cache, io);
 		fnblk_io_fail(dev, bio, PTR_ERR(u));
 		return;
@@ -287,7 +314,7 @@ static void fnblk_io_submit_queued(struct fnblk_dev *dev, struct bio *bio)
 	fnblk_io_arm_locked(dev);
 	fnblk_io_unlock(dev);
 
-	fnblk_io_copy(dev, bio, gfp);
+	fnblk_io_copy(dev, io, gfp);
 
 	spin_lock_bh(&dev->lock);
 	fnblk_io_data_done_locked(dev, io, ktime_get_ns());
@@ -296,10 +323,19 @@ static void fnblk_io_submit_queued(struct fnblk_dev *dev, struct bio *bio)
 
 void fnblk_io_submit(struct fnblk_dev *dev, struct bio *bio)
 {
+	struct fnblk_fault fault;
+	int err;
+
+	/* A fault rule decides first: a failed request moves no data. */
+	err = fnblk_fault_submit(dev, bio, &fault, fnblk_io_gfp(bio));
+	if (err) {
+		fnblk_io_fail(dev, bio, err);
+		return;
+	}
 	if (fnblk_io_completes_inline(dev))
-		fnblk_io_submit_inline(dev, bio);
+		fnblk_io_submit_inline(dev, bio, &fault);
 	else
-		fnblk_io_submit_queued(dev, bio);
+		fnblk_io_submit_queued(dev, bio, &fault);
 }
 
 /* Wait until the scheduler has completed every request of a dying device. */

@@ -63,6 +63,10 @@ static char *store = "memory";
 module_param(store, charp, 0444);
 MODULE_PARM_DESC(store, "Data store: memory or none (timing only)");
 
+static char *cache = "durable";
+module_param(cache, charp, 0444);
+MODULE_PARM_DESC(cache, "Write cache: durable or volatile (lost in a crash until flushed)");
+
 static unsigned int max_users = FNBLK_MAX_USERS_DEFAULT;
 module_param(max_users, uint, 0444);
 MODULE_PARM_DESC(max_users, "Users a device keeps apart, 1..1048576; more share one overflow user (default 16384)");
@@ -121,17 +125,6 @@ struct fnblk_dev *fnblk_dev_find(u32 id)
 	return id > INT_MAX ? NULL : idr_find(&fnblk_idr, id);
 }
 
-struct fnblk_dev *fnblk_dev_find_name(const char *name)
-{
-	struct fnblk_dev *dev;
-	u32 id;
-
-	if (strncmp(name, "fnblk", 5) || kstrtou32(name + 5, 10, &id))
-		return NULL;
-	dev = fnblk_dev_find(id);
-	return dev && !strcmp(dev->name, name) ? dev : NULL;
-}
-
 /* The device with the smallest id >= *id; *id is set to it. */
 struct fnblk_dev *fnblk_dev_next(u32 *id)
 {
@@ -177,7 +170,9 @@ int fnblk_dev_add(struct fnblk_config *cfg, int id, struct fnblk_dev **out,
 	spin_lock_init(&dev->lock);
 	dev->cfg = *cfg;
 	fnblk_users_init(dev);
-	fnblk_store_init(&dev->store, cfg->store);
+	fnblk_faults_init(dev);
+	fnblk_store_init(&dev->store, cfg->store,
+			 cfg->cache == FNBLK_CACHE_VOLATILE);
 	fnblk_io_setup(dev);
 	ret = fnblk_disk_create(dev);
 	if (ret) {
@@ -204,6 +199,7 @@ static void fnblk_dev_remove(struct fnblk_dev *dev)
 	fnblk_generation++;
 	fnblk_event_dev(dev, FNBLK_CMD_EVT_DEV_REMOVED);
 	fnblk_disk_destroy(dev);
+	fnblk_faults_destroy(dev);
 	fnblk_users_destroy(dev);
 	fnblk_store_destroy(&dev->store);
 	kvfree(dev);
@@ -224,10 +220,34 @@ int fnblk_dev_del(struct fnblk_dev *dev, const char **err)
 	return 0;
 }
 
+/* The cache mode changes only while nobody has the device open. */
+static int fnblk_dev_cache_lock(struct fnblk_dev *dev, const char **err)
+{
+	int ret = 0;
+
+	spin_lock_bh(&dev->lock);
+	if (dev->open_count) {
+		*err = "cache mode can change only while the device is closed";
+		ret = -EBUSY;
+	} else {
+		dev->reconfiguring = true;	/* opens fail meanwhile */
+	}
+	spin_unlock_bh(&dev->lock);
+	return ret;
+}
+
+static void fnblk_dev_cache_unlock(struct fnblk_dev *dev)
+{
+	spin_lock_bh(&dev->lock);
+	dev->reconfiguring = false;
+	spin_unlock_bh(&dev->lock);
+}
+
 /* Apply a new configuration under I/O; what cannot change live is refused. */
 int fnblk_dev_set(struct fnblk_dev *dev, const struct fnblk_config *cfg,
 		  const char **err)
 {
+	bool cache_changed = cfg->cache != dev->cfg.cache;
 	bool key_changed = false;
 	int ret = 0;
 
@@ -239,6 +259,11 @@ int fnblk_dev_set(struct fnblk_dev *dev, const struct fnblk_config *cfg,
 	if (cfg->store != dev->cfg.store) {
 		*err = "store is fixed at creation";
 		return -EINVAL;
+	}
+	if (cache_changed) {
+		ret = fnblk_dev_cache_lock(dev, err);
+		if (ret)
+			return ret;
 	}
 	spin_lock_bh(&dev->lock);
 	if (cfg->key != dev->cfg.key &&
@@ -260,6 +285,12 @@ int fnblk_dev_set(struct fnblk_dev *dev, const struct fnblk_config *cfg,
 	fnblk_io_kick_locked(dev);
 unlock:
 	fnblk_io_unlock(dev);
+	if (cache_changed) {
+		if (!ret)
+			fnblk_cache_set(&dev->store.cache, &dev->store.pages,
+					cfg->cache == FNBLK_CACHE_VOLATILE);
+		fnblk_dev_cache_unlock(dev);
+	}
 	if (ret)
 		return ret;
 	if (key_changed)
@@ -267,6 +298,36 @@ unlock:
 	fnblk_generation++;
 	fnblk_event_dev(dev, FNBLK_CMD_EVT_DEV_CHANGED);
 	return 0;
+}
+
+/*
+ * Power loss: what was not durable is lost (put back as the last flush
+ * left it). A device in use stays down, failing every I/O and open, until
+ * the last opener closes it, as a machine would see its disk vanish until
+ * it is rebooted; its file systems can then be mounted again.
+ */
+void fnblk_dev_crash(struct fnblk_dev *dev)
+{
+	bool down, revive = false;
+	u64 lost;
+
+	lockdep_assert_held(&fnblk_mutex);
+	spin_lock_bh(&dev->lock);
+	down = dev->open_count > 0;
+	dev->crashed = down;
+	spin_unlock_bh(&dev->lock);
+	lost = fnblk_store_crash(&dev->store, down);
+	spin_lock_bh(&dev->lock);
+	dev->stats.crashes++;
+	dev->stats.crash_lost_bytes += lost << PAGE_SHIFT;
+	/* The last opener may have gone while the data was put back. */
+	if (!dev->open_count) {
+		dev->crashed = false;
+		revive = down;
+	}
+	spin_unlock_bh(&dev->lock);
+	if (revive)
+		fnblk_cache_revive(&dev->store.cache);
 }
 
 /*
@@ -357,6 +418,10 @@ static int __init fnblk_param_config(struct fnblk_config *cfg)
 	}
 	if (fnblk_parse_store(store, &cfg->store)) {
 		pr_err("store=%s: use memory or none\n", store);
+		return -EINVAL;
+	}
+	if (fnblk_parse_cache(cache, &cfg->cache)) {
+		pr_err("cache=%s: use durable or volatile\n", cache);
 		return -EINVAL;
 	}
 	if (fnblk_config_check(cfg, &err)) {

@@ -75,6 +75,7 @@ static const struct nla_policy fnblk_config_policy[FNBLK_A_MAX + 1] = {
 	[FNBLK_A_GRACE_NS] = { .type = NLA_U64 },
 	[FNBLK_A_STORE] = NLA_POLICY_MAX(NLA_U8, __FNBLK_STORE_MAX - 1),
 	[FNBLK_A_MAX_USERS] = { .type = NLA_U32 },
+	[FNBLK_A_CACHE] = NLA_POLICY_MAX(NLA_U8, __FNBLK_CACHE_MAX - 1),
 };
 
 static struct netlink_range_validation fnblk_weight_range = {
@@ -95,28 +96,91 @@ static const struct nla_policy fnblk_user_set_policy[FNBLK_A_MAX + 1] = {
 	[FNBLK_A_USER] = NLA_POLICY_NESTED(fnblk_user_policy),
 };
 
+static struct netlink_range_validation fnblk_prob_range = {
+	.min = 1,
+	.max = FNBLK_FAULT_PROB_ONE,
+};
+
+static const struct nla_policy fnblk_fault_policy[FNBLK_FAULT_ATTR_MAX + 1] = {
+	[FNBLK_FAULT_ID] = NLA_POLICY_MIN(NLA_U32, 1),
+	[FNBLK_FAULT_OP] = NLA_POLICY_MAX(NLA_U8, __FNBLK_FAULT_OP_MAX - 1),
+	[FNBLK_FAULT_PROB] = NLA_POLICY_FULL_RANGE(NLA_U32, &fnblk_prob_range),
+	[FNBLK_FAULT_EVERY] = NLA_POLICY_MIN(NLA_U32, 1),
+	[FNBLK_FAULT_TIMES] = { .type = NLA_U64 },
+	[FNBLK_FAULT_START] = { .type = NLA_U64 },
+	[FNBLK_FAULT_LEN] = { .type = NLA_U64 },
+	[FNBLK_FAULT_ERROR] = NLA_POLICY_RANGE(NLA_U8, FNBLK_FAULT_EIO,
+					       __FNBLK_FAULT_MAX - 1),
+	[FNBLK_FAULT_DELAY_NS] = { .type = NLA_U64 },
+};
+
+static const struct nla_policy fnblk_fault_set_policy[FNBLK_A_MAX + 1] = {
+	[FNBLK_A_DEV_ID] = NLA_POLICY_MAX(NLA_U32, FNBLK_MAX_DEVICES - 1),
+	[FNBLK_A_DEV_NAME] = { .type = NLA_NUL_STRING,
+			       .len = FNBLK_NAME_LEN - 1 },
+	[FNBLK_A_FAULT] = NLA_POLICY_NESTED(fnblk_fault_policy),
+};
+
 /* ---- request parsing ---- */
+
+/*
+ * The device id a request names, from DEV_ID or DEV_NAME ("fnblkN"); when
+ * both are given they must agree. -1 if it names none, -EINVAL if they
+ * disagree or the name is no fnblk name (extack set).
+ */
+static s64 fnblk_nl_dev_id(struct nlattr **attrs,
+			   struct netlink_ext_ack *extack)
+{
+	struct nlattr *name = attrs[FNBLK_A_DEV_NAME];
+	char canon[FNBLK_NAME_LEN];
+	s64 id = -1;
+	u32 n;
+
+	if (name) {
+		const char *s = nla_data(name);
+
+		/* Only the name the device has: no "fnblk007". */
+		if (strncmp(s, "fnblk", 5) || kstrtou32(s + 5, 10, &n) ||
+		    (snprintf(canon, sizeof(canon), "fnblk%u", n),
+		     strcmp(canon, s))) {
+			NL_SET_ERR_MSG_ATTR(extack, name,
+					    "name must be fnblkN, N below 1024");
+			return -EINVAL;
+		}
+		id = n;
+	}
+	if (attrs[FNBLK_A_DEV_ID]) {
+		n = nla_get_u32(attrs[FNBLK_A_DEV_ID]);
+		if (id >= 0 && n != id) {
+			NL_SET_ERR_MSG_ATTR(extack, attrs[FNBLK_A_DEV_ID],
+					    "device id and name disagree");
+			return -EINVAL;
+		}
+		id = n;
+	}
+	return id;
+}
 
 static struct fnblk_dev *fnblk_nl_dev(struct nlattr **attrs,
 				      struct netlink_ext_ack *extack)
 {
+	s64 id = fnblk_nl_dev_id(attrs, extack);
 	struct fnblk_dev *dev;
 
-	if (attrs[FNBLK_A_DEV_ID]) {
-		dev = fnblk_dev_find(nla_get_u32(attrs[FNBLK_A_DEV_ID]));
-		if (!dev)
-			NL_SET_ERR_MSG_ATTR(extack, attrs[FNBLK_A_DEV_ID],
-					    "no such device");
-	} else if (attrs[FNBLK_A_DEV_NAME]) {
-		dev = fnblk_dev_find_name(nla_data(attrs[FNBLK_A_DEV_NAME]));
-		if (!dev)
-			NL_SET_ERR_MSG_ATTR(extack, attrs[FNBLK_A_DEV_NAME],
-					    "no such device");
-	} else {
+	if (id < -1)
+		return ERR_PTR(id);
+	if (id < 0) {
 		NL_SET_ERR_MSG(extack, "device id or name required");
 		return ERR_PTR(-EINVAL);
 	}
-	return dev ? dev : ERR_PTR(-ENODEV);
+	dev = fnblk_dev_find(id);
+	if (!dev) {
+		NL_SET_ERR_MSG_ATTR(extack, attrs[FNBLK_A_DEV_ID] ?
+				    attrs[FNBLK_A_DEV_ID] :
+				    attrs[FNBLK_A_DEV_NAME], "no such device");
+		return ERR_PTR(-ENODEV);
+	}
+	return dev;
 }
 
 /* Overlay the attributes present in a request on cfg. */
@@ -144,6 +208,8 @@ static void fnblk_nl_config(struct nlattr **a, struct fnblk_config *cfg)
 		cfg->store = nla_get_u8(a[FNBLK_A_STORE]);
 	if (a[FNBLK_A_MAX_USERS])
 		cfg->max_users = nla_get_u32(a[FNBLK_A_MAX_USERS]);
+	if (a[FNBLK_A_CACHE])
+		cfg->cache = nla_get_u8(a[FNBLK_A_CACHE]);
 }
 
 /* ---- replies ---- */
@@ -155,7 +221,7 @@ static size_t fnblk_dev_msg_size(void)
 	       nla_total_size(FNBLK_FN_SPEC_LEN) +
 	       nla_total_size(FNBLK_FN_MAX * sizeof(u32)) +	/* FN_TABLE */
 	       6 * nla_total_size_64bit(sizeof(u64)) +
-	       4 * nla_total_size(sizeof(u8)) +
+	       5 * nla_total_size(sizeof(u8)) +
 	       2 * nla_total_size(sizeof(u32));	/* NR_ACTIVE, MAX_USERS */
 }
 
@@ -191,6 +257,7 @@ static int fnblk_fill_dev(struct sk_buff *skb, struct fnblk_dev *dev)
 	    nla_put_u64_64bit(skb, FNBLK_A_GRACE_NS, cfg->sched.grace_ns,
 			      FNBLK_A_PAD) ||
 	    nla_put_u8(skb, FNBLK_A_STORE, cfg->store) ||
+	    nla_put_u8(skb, FNBLK_A_CACHE, cfg->cache) ||
 	    nla_put_u32(skb, FNBLK_A_MAX_USERS, cfg->max_users) ||
 	    nla_put_u32(skb, FNBLK_A_NR_ACTIVE, nr_active))
 		goto out;
@@ -255,7 +322,19 @@ static int fnblk_fill_stats(struct sk_buff *skb, struct fnblk_dev *dev)
 	    nla_put_u32(skb, FNBLK_STAT_INFLIGHT, sn->inflight) ||
 	    PUT64(FNBLK_STAT_EVENTS, sn->events) ||
 	    PUT64(FNBLK_STAT_USERS_RETIRED, sn->users_retired) ||
-	    PUT64(FNBLK_STAT_USER_OVERFLOWS, sn->user_overflows)) {
+	    PUT64(FNBLK_STAT_USER_OVERFLOWS, sn->user_overflows) ||
+	    PUT64(FNBLK_STAT_STORE_BYTES,
+		  (u64)atomic_long_read(&dev->store.nr_pages) << PAGE_SHIFT) ||
+	    PUT64(FNBLK_STAT_DIRTY_BYTES,
+		  fnblk_cache_saved(&dev->store.cache) << PAGE_SHIFT) ||
+	    PUT64(FNBLK_STAT_CRASHES, st->crashes) ||
+	    PUT64(FNBLK_STAT_CRASH_LOST_BYTES, st->crash_lost_bytes) ||
+	    PUT64(FNBLK_STAT_FAULT_EIO,
+		  atomic64_read(&dev->faults.injected[FNBLK_FAULT_EIO])) ||
+	    PUT64(FNBLK_STAT_FAULT_TIMEOUT,
+		  atomic64_read(&dev->faults.injected[FNBLK_FAULT_TIMEOUT])) ||
+	    PUT64(FNBLK_STAT_FAULT_DELAY,
+		  atomic64_read(&dev->faults.injected[FNBLK_FAULT_DELAY]))) {
 		nla_nest_cancel(skb, nest);
 		goto out;
 	}
@@ -361,21 +440,16 @@ static int fnblk_nl_dev_add(struct sk_buff *skb, struct genl_info *info)
 	struct fnblk_config *cfg;
 	struct fnblk_dev *dev;
 	const char *err = NULL;
-	int id = -1, ret;
-	u32 n;
+	s64 id;
+	int ret;
 
-	if (a[FNBLK_A_DEV_ID]) {
-		id = nla_get_u32(a[FNBLK_A_DEV_ID]);
-	} else if (a[FNBLK_A_DEV_NAME]) {
-		const char *name = nla_data(a[FNBLK_A_DEV_NAME]);
-
-		if (strncmp(name, "fnblk", 5) || kstrtou32(name + 5, 10, &n) ||
-		    n >= FNBLK_MAX_DEVICES) {
-			NL_SET_ERR_MSG_ATTR(info->extack, a[FNBLK_A_DEV_NAME],
-					    "name must be fnblkN, N below 1024");
-			return -EINVAL;
-		}
-		id = n;
+	id = fnblk_nl_dev_id(a, info->extack);
+	if (id < -1)
+		return id;
+	if (id >= FNBLK_MAX_DEVICES) {
+		NL_SET_ERR_MSG_ATTR(info->extack, a[FNBLK_A_DEV_NAME],
+				    "name must be fnblkN, N below 1024");
+		return -EINVAL;
 	}
 	cfg = kmalloc(sizeof(*cfg), GFP_KERNEL);
 	if (!cfg)
@@ -465,9 +539,16 @@ static int fnblk_op_stats_get(struct genl_info *info, struct fnblk_dev *dev)
 			   fnblk_fill_stats);
 }
 
+static int fnblk_op_dev_crash(struct genl_info *info, struct fnblk_dev *dev)
+{
+	fnblk_dev_crash(dev);
+	return 0;
+}
+
 static int fnblk_op_stats_reset(struct genl_info *info, struct fnblk_dev *dev)
 {
 	fnblk_stats_reset(dev);
+	fnblk_faults_reset(dev);
 	return 0;
 }
 
@@ -484,6 +565,11 @@ static int fnblk_nl_dev_get(struct sk_buff *skb, struct genl_info *info)
 static int fnblk_nl_stats_get(struct sk_buff *skb, struct genl_info *info)
 {
 	return fnblk_nl_with_dev(info, fnblk_op_stats_get);
+}
+
+static int fnblk_nl_dev_crash(struct sk_buff *skb, struct genl_info *info)
+{
+	return fnblk_nl_with_dev(info, fnblk_op_dev_crash);
 }
 
 static int fnblk_nl_stats_reset(struct sk_buff *skb, struct genl_info *info)
@@ -537,6 +623,183 @@ static int fnblk_nl_user_set(struct sk_buff *skb, struct genl_info *info)
 	}
 	fnblk_io_kick_locked(dev);
 	fnblk_io_unlock(dev);
+unlock:
+	mutex_unlock(&fnblk_mutex);
+	return ret;
+}
+
+/* ---- fault rules ---- */
+
+static int fnblk_fill_fault(struct sk_buff *skb, struct fnblk_dev *dev,
+			    const struct fnblk_fault_rule *r)
+{
+	struct nlattr *nest;
+
+	if (nla_put_u32(skb, FNBLK_A_DEV_ID, dev->id) ||
+	    nla_put_string(skb, FNBLK_A_DEV_NAME, dev->name))
+		return -EMSGSIZE;
+	nest = nla_nest_start(skb, FNBLK_A_FAULT);
+	if (!nest)
+		return -EMSGSIZE;
+#define PUT64(attr, val) nla_put_u64_64bit(skb, attr, val, FNBLK_FAULT_PAD)
+	if (nla_put_u32(skb, FNBLK_FAULT_ID, r->id) ||
+	    nla_put_u8(skb, FNBLK_FAULT_OP, r->op) ||
+	    nla_put_u32(skb, FNBLK_FAULT_PROB, r->prob) ||
+	    nla_put_u32(skb, FNBLK_FAULT_EVERY, r->every) ||
+	    PUT64(FNBLK_FAULT_TIMES, r->times) ||
+	    PUT64(FNBLK_FAULT_START, r->start) ||
+	    PUT64(FNBLK_FAULT_LEN, r->len) ||
+	    nla_put_u8(skb, FNBLK_FAULT_ERROR, r->error) ||
+	    PUT64(FNBLK_FAULT_DELAY_NS, r->delay_ns) ||
+	    PUT64(FNBLK_FAULT_MATCHED, atomic64_read(&r->matched)) ||
+	    PUT64(FNBLK_FAULT_INJECTED, atomic64_read(&r->injected))) {
+		nla_nest_cancel(skb, nest);
+		return -EMSGSIZE;
+	}
+#undef PUT64
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+/* The FAULT nest of a request, parsed; NULL tb entries where absent. */
+static int fnblk_nl_fault_attrs(struct genl_info *info, struct nlattr **fa)
+{
+	memset(fa, 0, sizeof(*fa) * (FNBLK_FAULT_ATTR_MAX + 1));
+	if (!info->attrs[FNBLK_A_FAULT])
+		return 0;
+	return nla_parse_nested(fa, FNBLK_FAULT_ATTR_MAX,
+				info->attrs[FNBLK_A_FAULT], fnblk_fault_policy,
+				info->extack);
+}
+
+static int fnblk_nl_fault_add(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *fa[FNBLK_FAULT_ATTR_MAX + 1];
+	struct fnblk_fault_rule *r;
+	struct fnblk_dev *dev;
+	const char *err = NULL;
+	struct sk_buff *msg;
+	void *hdr;
+	int ret;
+
+	ret = fnblk_nl_fault_attrs(info, fa);
+	if (ret)
+		return ret;
+	if (!fa[FNBLK_FAULT_ERROR]) {
+		NL_SET_ERR_MSG(info->extack, "fault error required");
+		return -EINVAL;
+	}
+	if (fa[FNBLK_FAULT_ID]) {
+		NL_SET_ERR_MSG_ATTR(info->extack, fa[FNBLK_FAULT_ID],
+				    "the kernel numbers fault rules");
+		return -EINVAL;
+	}
+	r = kzalloc(sizeof(*r), GFP_KERNEL);
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	ret = -ENOMEM;
+	if (!r || !msg)
+		goto free;
+	r->op = fa[FNBLK_FAULT_OP] ? nla_get_u8(fa[FNBLK_FAULT_OP]) :
+				     FNBLK_FAULT_ANY;
+	r->prob = fa[FNBLK_FAULT_PROB] ? nla_get_u32(fa[FNBLK_FAULT_PROB]) :
+					 FNBLK_FAULT_PROB_ONE;
+	r->every = fa[FNBLK_FAULT_EVERY] ?
+		   nla_get_u32(fa[FNBLK_FAULT_EVERY]) : 1;
+	r->times = fa[FNBLK_FAULT_TIMES] ?
+		   nla_get_u64(fa[FNBLK_FAULT_TIMES]) : 0;
+	r->start = fa[FNBLK_FAULT_START] ?
+		   nla_get_u64(fa[FNBLK_FAULT_START]) : 0;
+	r->len = fa[FNBLK_FAULT_LEN] ? nla_get_u64(fa[FNBLK_FAULT_LEN]) : 0;
+	r->error = nla_get_u8(fa[FNBLK_FAULT_ERROR]);
+	r->delay_ns = fa[FNBLK_FAULT_DELAY_NS] ?
+		      nla_get_u64(fa[FNBLK_FAULT_DELAY_NS]) : 0;
+	mutex_lock(&fnblk_mutex);
+	dev = fnblk_nl_dev(info->attrs, info->extack);
+	ret = PTR_ERR_OR_ZERO(dev);
+	if (!ret) {
+		ret = fnblk_fault_add(dev, r, &err);
+		if (ret)
+			fnblk_nl_err(info->extack, err);
+	}
+	if (!ret) {
+		/* The rule is the device's now; reply while it cannot go. */
+		hdr = genlmsg_put_reply(msg, info, &fnblk_family, 0,
+					FNBLK_CMD_FAULT_GET);
+		ret = !hdr || fnblk_fill_fault(msg, dev, r) ? -EMSGSIZE : 0;
+		if (!ret)
+			genlmsg_end(msg, hdr);
+		r = NULL;
+	}
+	mutex_unlock(&fnblk_mutex);
+	if (!ret)
+		return genlmsg_reply(msg, info);
+free:
+	nlmsg_free(msg);
+	kfree(r);
+	return ret;
+}
+
+static int fnblk_op_fault_del(struct genl_info *info, struct fnblk_dev *dev)
+{
+	struct nlattr *fa[FNBLK_FAULT_ATTR_MAX + 1];
+	const char *err = NULL;
+	int ret = fnblk_nl_fault_attrs(info, fa);
+
+	if (ret)
+		return ret;
+	ret = fnblk_fault_del(dev, fa[FNBLK_FAULT_ID] ?
+			      nla_get_u32(fa[FNBLK_FAULT_ID]) : 0, &err);
+	if (ret)
+		fnblk_nl_err(info->extack, err);
+	return ret;
+}
+
+static int fnblk_nl_fault_del(struct sk_buff *skb, struct genl_info *info)
+{
+	return fnblk_nl_with_dev(info, fnblk_op_fault_del);
+}
+
+/* A dump of one device's rules: args as the user dump's, and the last id. */
+enum { FD_ID, FD_SERIAL, FD_LAST };
+
+static int fnblk_nl_fault_dump(struct sk_buff *skb,
+			       struct netlink_callback *cb)
+{
+	struct fnblk_fault_rule *r;
+	struct fnblk_dev *dev;
+	void *hdr;
+	int ret = 0;
+
+	mutex_lock(&fnblk_mutex);
+	if (!cb->args[FD_SERIAL]) {
+		dev = fnblk_nl_dev(fnblk_dump_attrs(cb), cb->extack);
+		if (IS_ERR(dev)) {
+			ret = PTR_ERR(dev);
+			goto unlock;
+		}
+		cb->args[FD_ID] = dev->id;
+		cb->args[FD_SERIAL] = dev->serial;
+	} else {
+		dev = fnblk_dev_find(cb->args[FD_ID]);
+		if (!dev || dev->serial != cb->args[FD_SERIAL]) {
+			ret = -ENODEV;
+			goto unlock;
+		}
+	}
+	while ((r = fnblk_fault_next(dev, cb->args[FD_LAST]))) {
+		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
+				  cb->nlh->nlmsg_seq, &fnblk_family,
+				  NLM_F_MULTI, FNBLK_CMD_FAULT_GET);
+		if (!hdr)
+			break;
+		if (fnblk_fill_fault(skb, dev, r)) {
+			genlmsg_cancel(skb, hdr);
+			break;
+		}
+		genlmsg_end(skb, hdr);
+		cb->args[FD_LAST] = r->id;
+	}
+	ret = skb->len;
 unlock:
 	mutex_unlock(&fnblk_mutex);
 	return ret;
@@ -777,6 +1040,33 @@ static const struct genl_ops fnblk_ops[] = {
 		.policy = fnblk_user_set_policy,
 		.maxattr = FNBLK_A_MAX,
 		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = FNBLK_CMD_DEV_CRASH,
+		.doit = fnblk_nl_dev_crash,
+		.policy = fnblk_dev_policy,
+		.maxattr = FNBLK_A_MAX,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = FNBLK_CMD_FAULT_ADD,
+		.doit = fnblk_nl_fault_add,
+		.policy = fnblk_fault_set_policy,
+		.maxattr = FNBLK_A_MAX,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = FNBLK_CMD_FAULT_DEL,
+		.doit = fnblk_nl_fault_del,
+		.policy = fnblk_fault_set_policy,
+		.maxattr = FNBLK_A_MAX,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = FNBLK_CMD_FAULT_GET,
+		.dumpit = fnblk_nl_fault_dump,
+		.policy = fnblk_dev_policy,
+		.maxattr = FNBLK_A_MAX,
 	},
 };
 

@@ -31,10 +31,10 @@ void fnblk_stats_complete(struct fnblk_dev *dev, struct fnblk_io *io,
 		return;
 	}
 	st->ops[io->op]++;
-	st->bytes[io->op] += rq->bytes;
+	st->bytes[io->op] += io->bytes;
 	if (io->kthread) {
 		st->kthread_ops++;
-		st->kthread_bytes += rq->bytes;
+		st->kthread_bytes += io->bytes;
 	}
 	st->lat_sum_ns += lat;
 	st->queue_sum_ns += wait;
@@ -42,7 +42,7 @@ void fnblk_stats_complete(struct fnblk_dev *dev, struct fnblk_io *io,
 	st->queue_hist[lat_bin(wait)]++;
 
 	u->ops[dir]++;
-	u->bytes[dir] += rq->bytes;
+	u->bytes[dir] += io->bytes;
 	u->wait_ns += wait;
 }
 

@@ -90,13 +90,14 @@ struct dev_cfg {
 	const char *name;
 	uint64_t size, bw, latency_ns, overhead, grace_ns;
 	const char *fn;
-	int key, policy, users, store;	/* -1: default */
+	int key, policy, users, store, cache;	/* -1: default */
 	uint32_t max_users;		/* 0: default */
 };
 
 #define DEV_CFG(...) ((struct dev_cfg){ .size = UNSET, .bw = UNSET, \
 	.latency_ns = UNSET, .overhead = UNSET, .grace_ns = UNSET, \
-	.key = -1, .policy = -1, .users = -1, .store = -1, __VA_ARGS__ })
+	.key = -1, .policy = -1, .users = -1, .store = -1, .cache = -1, \
+	__VA_ARGS__ })
 
 static inline void dev_cfg_put(struct nl_msg *m, const struct dev_cfg *d)
 {
@@ -124,6 +125,8 @@ static inline void dev_cfg_put(struct nl_msg *m, const struct dev_cfg *d)
 		nla_put_u8(m, FNBLK_A_STORE, d->store);
 	if (d->max_users)
 		nla_put_u32(m, FNBLK_A_MAX_USERS, d->max_users);
+	if (d->cache >= 0)
+		nla_put_u8(m, FNBLK_A_CACHE, d->cache);
 }
 
 static inline int dev_add(struct fnl *c, const struct dev_cfg *d)

@@ -69,6 +69,10 @@ enum fnblk_cmd {
 	FNBLK_CMD_EVT_DEV_ADDED,
 	FNBLK_CMD_EVT_DEV_REMOVED,
 	FNBLK_CMD_EVT_DEV_CHANGED,
+	FNBLK_CMD_DEV_CRASH,		/* DEV_ID/NAME: lose what is not durable */
+	FNBLK_CMD_FAULT_ADD,		/* DEV + FAULT nest; replies FAULT_GET */
+	FNBLK_CMD_FAULT_DEL,		/* DEV [+ FAULT nest with ID]; none: all */
+	FNBLK_CMD_FAULT_GET,		/* dump of one device's fault rules */
 
 	__FNBLK_CMD_MAX,
 	FNBLK_CMD_MAX = __FNBLK_CMD_MAX - 1
@@ -103,6 +107,17 @@ enum fnblk_store {
 	__FNBLK_STORE_MAX
 };
 
+/*
+ * The write cache. Both advertise a volatile cache and FUA, so file
+ * systems send flushes, which cost a request each.
+ */
+enum fnblk_cache_mode {
+	FNBLK_CACHE_DURABLE,	/* a completed write is durable (default) */
+	/* durable once flushed or written FUA; DEV_CRASH loses the rest */
+	FNBLK_CACHE_VOLATILE,
+	__FNBLK_CACHE_MAX
+};
+
 enum fnblk_attr {
 	FNBLK_A_UNSPEC,
 	FNBLK_A_PAD,
@@ -129,6 +144,8 @@ enum fnblk_attr {
 	FNBLK_A_NR_ACTIVE,	/* u32: n now (stats and dev replies) */
 	FNBLK_A_MAX_USERS,	/* u32: users kept apart, 1..FNBLK_MAX_USERS_LIMIT */
 	FNBLK_A_EVT_OVERFLOW,	/* flag: the event is the overflow bucket's */
+	FNBLK_A_CACHE,		/* u8: enum fnblk_cache_mode */
+	FNBLK_A_FAULT,		/* nest: enum fnblk_fault_attr */
 
 	__FNBLK_A_MAX,
 	FNBLK_A_MAX = __FNBLK_A_MAX - 1
@@ -163,6 +180,13 @@ enum fnblk_stat {
 	FNBLK_STAT_EVENTS,		/* u64: events sent so far (= last seq) */
 	FNBLK_STAT_USERS_RETIRED,	/* u64: idle users freed, totals kept */
 	FNBLK_STAT_USER_OVERFLOWS,	/* u64: requests of the overflow user */
+	FNBLK_STAT_STORE_BYTES,		/* u64: memory holding data now */
+	FNBLK_STAT_DIRTY_BYTES,		/* u64: pages written, not yet durable */
+	FNBLK_STAT_CRASHES,		/* u64: FNBLK_CMD_DEV_CRASH since reset */
+	FNBLK_STAT_CRASH_LOST_BYTES,	/* u64: pages they put back or dropped */
+	FNBLK_STAT_FAULT_EIO,		/* u64: requests failed by a fault rule */
+	FNBLK_STAT_FAULT_TIMEOUT,	/* u64: requests a rule let time out */
+	FNBLK_STAT_FAULT_DELAY,		/* u64: requests a rule delayed */
 
 	__FNBLK_STAT_MAX,
 	FNBLK_STAT_MAX = __FNBLK_STAT_MAX - 1
@@ -203,5 +227,50 @@ enum fnblk_user_bucket {
 };
 
 #define FNBLK_WEIGHT_MAX	1000000
+
+/*
+ * Fault injection rules (FNBLK_A_FAULT). A rule matches requests of its
+ * op that overlap [START, START + LEN) (LEN 0: the whole device) and fires
+ * on every EVERYth of them, each time with probability PROB (parts per
+ * million), at most TIMES times (0: no limit).
+ */
+enum fnblk_fault_op {
+	FNBLK_FAULT_ANY,
+	FNBLK_FAULT_READ,
+	FNBLK_FAULT_WRITE,	/* everything but reads: flush, discard too */
+	__FNBLK_FAULT_OP_MAX
+};
+
+enum fnblk_fault_error {
+	FNBLK_FAULT_NONE,
+	FNBLK_FAULT_EIO,	/* fails with EIO when it completes */
+	FNBLK_FAULT_TIMEOUT,	/* fails with ETIMEDOUT DELAY_NS after submission */
+	FNBLK_FAULT_DELAY,	/* completes DELAY_NS late */
+	__FNBLK_FAULT_MAX
+};
+
+enum fnblk_fault_attr {
+	FNBLK_FAULT_UNSPEC,
+	FNBLK_FAULT_PAD,
+	FNBLK_FAULT_ID,			/* u32: given by the kernel, from 1 */
+	FNBLK_FAULT_OP,			/* u8: enum fnblk_fault_op */
+	FNBLK_FAULT_PROB,		/* u32: parts per million (default all) */
+	FNBLK_FAULT_EVERY,		/* u32: every Nth match (default 1) */
+	FNBLK_FAULT_TIMES,		/* u64: at most (default 0, no limit) */
+	FNBLK_FAULT_START,		/* u64: bytes */
+	FNBLK_FAULT_LEN,		/* u64: bytes; 0 the whole device */
+	FNBLK_FAULT_ERROR,		/* u8: enum fnblk_fault_error */
+	FNBLK_FAULT_DELAY_NS,		/* u64: delay, or timeout (30 s) */
+	FNBLK_FAULT_MATCHED,		/* u64, reply: requests it matched */
+	FNBLK_FAULT_INJECTED,		/* u64, reply: requests it hit */
+
+	__FNBLK_FAULT_ATTR_MAX,
+	FNBLK_FAULT_ATTR_MAX = __FNBLK_FAULT_ATTR_MAX - 1
+};
+
+#define FNBLK_FAULT_PROB_ONE		1000000
+#define FNBLK_FAULT_RULES_MAX		16
+#define FNBLK_FAULT_TIMEOUT_NS		30000000000ULL	/* blk-mq's default */
+#define FNBLK_FAULT_DELAY_MAX_NS	600000000000ULL	/* 10 min */
 
 #endif /* _UAPI_LINUX_FNBLK_H */

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Argument parsing of fnblkctl (see args.h). */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -11,7 +12,7 @@
 
 /* The configuration keywords, in the order the man page lists them. */
 enum kind { SIZE, RATE, DURATION, BYTES, FN, KEY, POLICY, USERS, STORE,
-	    COUNT };
+	    CACHE, COUNT };
 
 struct keyword {
 	const char *name;
@@ -48,6 +49,11 @@ static const struct keyword keywords[] = {
 	{ "store", FNBLK_A_STORE, STORE, "S",
 	  "memory (pages allocated on first write) or none (writes "
 	  "discarded, reads return zeros)." },
+	{ "cache", FNBLK_A_CACHE, CACHE, "C",
+	  "durable (a completed write is durable, the default) or volatile "
+	  "(durable once a flush or FUA write made it so; fnblkctl dev crash "
+	  "loses the rest). Both advertise a write cache, so file systems "
+	  "send flushes. Changes only while the device is closed." },
 	{ "max-users", FNBLK_A_MAX_USERS, COUNT, "N",
 	  "How many users the device tells apart, 1 to 1048576 (16384). "
 	  "Beyond that, new users share one overflow user until idle ones "
@@ -71,7 +77,7 @@ const struct cli_term *args_setting_terms(void)
 
 static const char keyword_list[] =
 	"size, bw, fn, latency, overhead, key, policy, users, grace, store, "
-	"max-users";
+	"cache, max-users";
 
 static const struct keyword *find_keyword(const char *s)
 {
@@ -118,6 +124,10 @@ static int parse_enum(const struct keyword *kw, const char *v, uint8_t *out,
 	case USERS:
 		name_of = fnblk_users_name;
 		value_of = fnblk_users_value;
+		break;
+	case CACHE:
+		name_of = fnblk_cache_name;
+		value_of = fnblk_cache_value;
 		break;
 	default:
 		name_of = fnblk_store_name;
@@ -189,6 +199,8 @@ static int parse_value(const struct keyword *kw, const char *v,
 		return parse_enum(kw, v, &cfg->users, err, errlen);
 	case STORE:
 		return parse_enum(kw, v, &cfg->store, err, errlen);
+	case CACHE:
+		return parse_enum(kw, v, &cfg->cache, err, errlen);
 	case COUNT:
 		if (args_parse_count(kw->name, v, 1, FNBLK_MAX_USERS_LIMIT, &x,
 				     err, errlen))
@@ -337,6 +349,153 @@ int args_parse_count(const char *what, const char *s, uint64_t min,
 		snprintf(err, errlen, "%s '%s': %s (expected %llu..%llu)", what,
 			 s, why, (unsigned long long)min,
 			 (unsigned long long)max);
+		return -1;
+	}
+	return 0;
+}
+
+/* "0.5%" as parts per million. */
+static int parse_prob(const char *s, uint32_t *ppm, char *err, size_t len)
+{
+	const char *why;
+	double v;
+
+	if (!*s || s[strlen(s) - 1] != '%') {
+		snprintf(err, len, "prob '%s': a percentage, e.g. 0.5%%", s);
+		return -1;
+	}
+	if (fnblk_parse_real(s, true, &v, &why)) {
+		snprintf(err, len, "prob '%s': %s", s, why);
+		return -1;
+	}
+	v = round(v * FNBLK_FAULT_PROB_ONE);
+	if (v < 1 || v > FNBLK_FAULT_PROB_ONE) {
+		snprintf(err, len, "prob '%s': must be 0.0001%% to 100%%", s);
+		return -1;
+	}
+	*ppm = (uint32_t)v;
+	return 0;
+}
+
+/* "1MiB+64KiB": a start and a length, both sizes. */
+static int parse_range(const char *s, struct fnblk_fault_info *f, char *err,
+		       size_t len)
+{
+	const char *plus = strchr(s, '+'), *why;
+	char start[64];
+
+	if (!plus || plus == s || (size_t)(plus - s) >= sizeof(start)) {
+		snprintf(err, len, "range '%s': expected START+LEN", s);
+		return -1;
+	}
+	snprintf(start, sizeof(start), "%.*s", (int)(plus - s), s);
+	if (fnblk_parse_size(start, &f->start, &why) ||
+	    fnblk_parse_size(plus + 1, &f->len, &why)) {
+		snprintf(err, len, "range '%s': %s", s, why);
+		return -1;
+	}
+	if (!f->len) {
+		snprintf(err, len, "range '%s': the length must be positive",
+			 s);
+		return -1;
+	}
+	f->present |= FNBLK_BIT(FNBLK_FAULT_START) | FNBLK_BIT(FNBLK_FAULT_LEN);
+	return 0;
+}
+
+/* ERROR [DUR]: consumes one or two words; returns how many, or -1. */
+static int parse_error(int argc, char **argv, struct fnblk_fault_info *f,
+		       char *err, size_t len)
+{
+	int e = argc ? fnblk_fault_error_value(argv[0]) : -1;
+	const char *why;
+
+	if (e <= 0) {
+		snprintf(err, len, "error '%s': expected eio, timeout or delay",
+			 argc ? argv[0] : "");
+		return -1;
+	}
+	f->error = (uint8_t)e;
+	f->present |= FNBLK_BIT(FNBLK_FAULT_ERROR);
+	if (e == FNBLK_FAULT_EIO)
+		return 1;
+	/* A timeout's time is optional, a delay's is not. */
+	if (argc < 2 || (e == FNBLK_FAULT_TIMEOUT && fnblk_parse_duration(
+				argv[1], &f->delay_ns, &why))) {
+		if (e == FNBLK_FAULT_TIMEOUT)
+			return 1;
+		snprintf(err, len, "delay: missing DUR, e.g. delay 100ms");
+		return -1;
+	}
+	if (fnblk_parse_duration(argv[1], &f->delay_ns, &why)) {
+		snprintf(err, len, "delay '%s': %s", argv[1], why);
+		return -1;
+	}
+	if (!f->delay_ns) {
+		snprintf(err, len, "%s '%s': must be positive", argv[0],
+			 argv[1]);
+		return -1;
+	}
+	f->present |= FNBLK_BIT(FNBLK_FAULT_DELAY_NS);
+	return 2;
+}
+
+int args_parse_fault(int argc, char **argv, struct fnblk_fault_info *f,
+		     char *err, size_t len)
+{
+	uint64_t v;
+	int i = 1, op, n;
+
+	memset(f, 0, sizeof(*f));
+	op = argc ? fnblk_fault_op_value(argv[0]) : -1;
+	if (op < 0) {
+		snprintf(err, len, "'%s': expected read, write or any",
+			 argc ? argv[0] : "");
+		return -1;
+	}
+	f->op = (uint8_t)op;
+	f->present = FNBLK_BIT(FNBLK_FAULT_OP);
+	while (i < argc) {
+		const char *k = argv[i];
+
+		if (!strcmp(k, "error")) {
+			n = parse_error(argc - i - 1, argv + i + 1, f, err, len);
+			if (n < 0)
+				return -1;
+			i += 1 + n;
+			continue;
+		}
+		if (i + 1 >= argc) {
+			snprintf(err, len, "%s: missing value", k);
+			return -1;
+		}
+		if (!strcmp(k, "prob")) {
+			if (parse_prob(argv[i + 1], &f->prob, err, len))
+				return -1;
+			f->present |= FNBLK_BIT(FNBLK_FAULT_PROB);
+		} else if (!strcmp(k, "every")) {
+			if (args_parse_count("every", argv[i + 1], 1,
+					     UINT32_MAX, &v, err, len))
+				return -1;
+			f->every = (uint32_t)v;
+			f->present |= FNBLK_BIT(FNBLK_FAULT_EVERY);
+		} else if (!strcmp(k, "times")) {
+			if (args_parse_count("times", argv[i + 1], 1,
+					     UINT64_MAX, &f->times, err, len))
+				return -1;
+			f->present |= FNBLK_BIT(FNBLK_FAULT_TIMES);
+		} else if (!strcmp(k, "range")) {
+			if (parse_range(argv[i + 1], f, err, len))
+				return -1;
+		} else {
+			snprintf(err, len, "unknown argument '%s' (expected "
+				 "prob, every, times, range or error)", k);
+			return -1;
+		}
+		i += 2;
+	}
+	if (!(f->present & FNBLK_BIT(FNBLK_FAULT_ERROR))) {
+		snprintf(err, len, "missing error eio|timeout|delay DUR");
 		return -1;
 	}
 	return 0;

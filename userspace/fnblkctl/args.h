@@ -40,4 +40,11 @@ int args_parse_interval(const char *what, const char *s, uint64_t *ns,
 int args_parse_count(const char *what, const char *s, uint64_t min,
 		     uint64_t max, uint64_t *v, char *err, size_t errlen);
 
+/*
+ * The rule of "fault add NAME ...": OP [prob P%] [every N] [times N]
+ * [range START+LEN] error eio|timeout [DUR]|delay DUR (argv from OP).
+ */
+int args_parse_fault(int argc, char **argv, struct fnblk_fault_info *f,
+		     char *err, size_t errlen);
+
 #endif /* FNBLKCTL_ARGS_H */

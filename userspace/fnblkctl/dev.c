@@ -10,7 +10,7 @@
 
 static const char *const dev_usage[] = {
 	"add [NAME] [SETTING VALUE]...", "set NAME SETTING VALUE...",
-	"del NAME", "show [NAME]", NULL
+	"del NAME", "show [NAME]", "crash NAME", NULL
 };
 
 static const struct cli_term dev_commands[] = {
@@ -24,6 +24,13 @@ static const struct cli_term dev_commands[] = {
 	  "the new rate applies from now. The kernel may refuse a change of "
 	  "policy or users while requests are in flight." },
 	{ "dev del NAME", "Remove a device." },
+	{ "dev crash NAME",
+	  "Power loss: every write not yet durable is lost (with cache "
+	  "volatile, what no flush or FUA write made durable; the pages go "
+	  "back to what the last flush left). A device in use stays down, "
+	  "every I/O and open failing, until its last opener closes it (a "
+	  "file system is unmounted); it then comes back, ready to be "
+	  "mounted and checked. fnblkctl stats shows how much was lost." },
 	{ "dev show [NAME]",
 	  "Print every device (also without a command), or one: settings, n "
 	  "now, and the head of the f(n) table (all of it in JSON, as real "
@@ -72,6 +79,7 @@ static void print_dev(const struct fnblk_dev_info *d)
 	pr_str("policy", " policy %s", fnblk_policy_name(c->policy));
 	pr_str("users", " users %s", fnblk_users_name(c->users));
 	pr_str("store", " store %s", fnblk_store_name(c->store));
+	pr_str("cache", " cache %s", fnblk_cache_name(c->cache));
 	pr_u64("max_users", " max-users %llu\n", c->max_users);
 	if (d->fn_nr) {
 		/* Text shows the head of the table; JSON all of it. */
@@ -183,20 +191,35 @@ static int dev_set(int argc, char **argv)
 	return 0;
 }
 
-static int dev_del(int argc, char **argv)
+/* dev del, dev crash: a command on one device. */
+static int dev_one(const char *verb, int (*fn)(struct fnblk *, const char *),
+		   int argc, char **argv)
 {
 	struct fnblk *h;
 	char err[256];
 
 	if (argc != 1)
-		return usage_error(argc ? "dev del: too many arguments" :
-				   "dev del: missing device name");
+		return usage_error("dev %s: %s", verb, argc ?
+				   "too many arguments" :
+				   "missing device name");
 	if (args_check_dev(argv[0], err, sizeof(err)))
-		return usage_error("dev del: %s", err);
+		return usage_error("dev %s: %s", verb, err);
 	h = ctl_handle();
-	if (fnblk_dev_del(h, argv[0]) < 0)
-		return nl_error(h, "dev del");
+	if (fn(h, argv[0]) < 0) {
+		snprintf(err, sizeof(err), "dev %s", verb);
+		return nl_error(h, err);
+	}
 	return 0;
+}
+
+static int dev_del(int argc, char **argv)
+{
+	return dev_one("del", fnblk_dev_del, argc, argv);
+}
+
+static int dev_crash(int argc, char **argv)
+{
+	return dev_one("crash", fnblk_dev_crash, argc, argv);
 }
 
 int do_dev(int argc, char **argv)
@@ -207,6 +230,7 @@ int do_dev(int argc, char **argv)
 	} verbs[] = {
 		{ "add", dev_add }, { "set", dev_set }, { "del", dev_del },
 		{ "delete", dev_del }, { "show", dev_show }, { "list", dev_show },
+		{ "crash", dev_crash },
 	};
 
 	int ret = dev_args(&argc, &argv);
@@ -218,6 +242,6 @@ int do_dev(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
 		if (!strcmp(verbs[i].verb, argv[1]))
 			return verbs[i].run(argc - 2, argv + 2);
-	return usage_error("dev: unknown command '%s' (expected add, set, del "
-			   "or show)", argv[1]);
+	return usage_error("dev: unknown command '%s' (expected add, set, del, "
+			   "show or crash)", argv[1]);
 }

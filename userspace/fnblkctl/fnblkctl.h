@@ -37,6 +37,7 @@ int do_weight(int argc, char **argv);
 int do_monitor(int argc, char **argv);
 int do_top(int argc, char **argv);
 int do_json(int argc, char **argv);
+int do_fault(int argc, char **argv);
 
 /* Shared by users and top: is it the same user (or bucket)? */
 bool same_user(const struct fnblk_user_info *a,

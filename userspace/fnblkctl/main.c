@@ -94,6 +94,7 @@ static const struct object {
 	{ "monitor", do_monitor },
 	{ "top", do_top },
 	{ "json", do_json },
+	{ "fault", do_fault },
 };
 
 static const struct cli_term object_terms[] = {
@@ -106,6 +107,7 @@ static const struct cli_term object_terms[] = {
 	{ "top", "a live view of a device" },
 	{ "json", "check that standard input is JSON and print a value of it "
 		  "(for scripts without jq)" },
+	{ "fault", "inject I/O errors, timeouts and delays into a device" },
 	{ NULL, NULL },
 };
 
@@ -158,6 +160,7 @@ int main(int argc, char **argv)
 		return ret;
 	}
 	return cli_usage_error(&prog, "unknown object '%s' (expected dev, "
-			       "stats, users, weight, monitor, top or json)",
+			       "stats, users, weight, monitor, top, json or "
+			       "fault)",
 			       argv[first]);
 }

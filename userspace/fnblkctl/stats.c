@@ -36,6 +36,13 @@ static const char *const stat_keys[__FNBLK_STAT_MAX] = {
 	[FNBLK_STAT_EVENTS] = "events",
 	[FNBLK_STAT_USERS_RETIRED] = "users_retired",
 	[FNBLK_STAT_USER_OVERFLOWS] = "user_overflows",
+	[FNBLK_STAT_STORE_BYTES] = "store_bytes",
+	[FNBLK_STAT_DIRTY_BYTES] = "dirty_bytes",
+	[FNBLK_STAT_CRASHES] = "crashes",
+	[FNBLK_STAT_CRASH_LOST_BYTES] = "crash_lost_bytes",
+	[FNBLK_STAT_FAULT_EIO] = "fault_eio",
+	[FNBLK_STAT_FAULT_TIMEOUT] = "fault_timeout",
+	[FNBLK_STAT_FAULT_DELAY] = "fault_delay",
 };
 
 static const char *const stats_usage[] = { "[NAME]", "reset NAME", NULL };
@@ -227,6 +234,13 @@ static void print_stats(const struct fnblk_stats *st)
 	       v[FNBLK_STAT_USERS_RETIRED]);
 	pr_u64(NULL, "  requests in overflow %llu\n",
 	       v[FNBLK_STAT_USER_OVERFLOWS]);
+	pr_size(NULL, "  stored %s", v[FNBLK_STAT_STORE_BYTES]);
+	pr_size(NULL, "  not durable %s", v[FNBLK_STAT_DIRTY_BYTES]);
+	pr_u64(NULL, "  crashes %llu", v[FNBLK_STAT_CRASHES]);
+	pr_size(NULL, " (lost %s)\n", v[FNBLK_STAT_CRASH_LOST_BYTES]);
+	pr_u64(NULL, "  faults injected: eio %llu", v[FNBLK_STAT_FAULT_EIO]);
+	pr_u64(NULL, "  timeout %llu", v[FNBLK_STAT_FAULT_TIMEOUT]);
+	pr_u64(NULL, "  delay %llu\n", v[FNBLK_STAT_FAULT_DELAY]);
 
 	print_n_hist(st->n_hist, "n_hist_ns");
 	if (pr_json()) {

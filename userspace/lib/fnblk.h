@@ -38,6 +38,7 @@ struct fnblk_dev_config {
 	uint8_t users;			/* FNBLK_A_USERS, enum fnblk_users */
 	uint8_t store;			/* FNBLK_A_STORE, enum fnblk_store */
 	uint32_t max_users;		/* FNBLK_A_MAX_USERS */
+	uint8_t cache;			/* FNBLK_A_CACHE, enum fnblk_cache_mode */
 	char fn[FNBLK_FN_SPEC_LEN];	/* FNBLK_A_FN, f(n) spec */
 };
 
@@ -73,6 +74,22 @@ struct fnblk_user_info {
 	uint64_t val[__FNBLK_USER_MAX];
 };
 
+/*
+ * A fault rule (enum fnblk_fault_attr). For fnblk_fault_add(), present
+ * says which fields are meant; the others take the kernel's defaults.
+ */
+struct fnblk_fault_info {
+	uint32_t dev_id;
+	uint64_t present;		/* FNBLK_BIT(FNBLK_FAULT_*) */
+	uint32_t id;
+	uint8_t op;			/* enum fnblk_fault_op */
+	uint8_t error;			/* enum fnblk_fault_error */
+	uint32_t prob;			/* parts per million */
+	uint32_t every;
+	uint64_t times, start, len, delay_ns;
+	uint64_t matched, injected;	/* replies only */
+};
+
 /* A notification from the "events" group. */
 struct fnblk_dev_event {
 	uint8_t cmd;			/* FNBLK_CMD_EVT_* */
@@ -93,6 +110,7 @@ struct fnblk_dev_event {
 typedef int (*fnblk_dev_cb)(const struct fnblk_dev_info *dev, void *arg);
 typedef int (*fnblk_stats_cb)(const struct fnblk_stats *st, void *arg);
 typedef int (*fnblk_user_cb)(const struct fnblk_user_info *u, void *arg);
+typedef int (*fnblk_fault_cb)(const struct fnblk_fault_info *f, void *arg);
 
 /*
  * Connect and resolve the family. NULL with errno set on failure; ENOENT
@@ -115,6 +133,8 @@ int fnblk_dev_set(struct fnblk *h, const char *dev,
 		  const struct fnblk_dev_config *cfg);
 int fnblk_dev_get(struct fnblk *h, const char *dev,
 		  struct fnblk_dev_info *out);
+/* Power loss: drop what is not durable; the device is down until closed. */
+int fnblk_dev_crash(struct fnblk *h, const char *dev);
 int fnblk_dev_dump(struct fnblk *h, fnblk_dev_cb cb, void *arg);
 
 int fnblk_stats_get(struct fnblk *h, const char *dev,
@@ -126,6 +146,15 @@ int fnblk_users_dump(struct fnblk *h, const char *dev, fnblk_user_cb cb,
 		     void *arg);
 int fnblk_user_set_weight(struct fnblk *h, const char *dev, uint64_t key,
 			  uint32_t weight);
+
+/* Fault rules: add (out, if not NULL, gets the rule with its id), delete
+ * one (id) or all (id 0), list. */
+int fnblk_fault_add(struct fnblk *h, const char *dev,
+		    const struct fnblk_fault_info *rule,
+		    struct fnblk_fault_info *out);
+int fnblk_fault_del(struct fnblk *h, const char *dev, uint32_t id);
+int fnblk_fault_dump(struct fnblk *h, const char *dev, fnblk_fault_cb cb,
+		     void *arg);
 
 /*
  * Subscribe to the events group. rcvbuf > 0 sets the socket's receive
@@ -153,6 +182,9 @@ const char *fnblk_key_name(unsigned int key);
 const char *fnblk_policy_name(unsigned int policy);
 const char *fnblk_users_name(unsigned int users);
 const char *fnblk_store_name(unsigned int store);
+const char *fnblk_cache_name(unsigned int cache);
+const char *fnblk_fault_op_name(unsigned int op);
+const char *fnblk_fault_error_name(unsigned int error);
 const char *fnblk_event_name(unsigned int cmd);
 /* "retired", "overflow"; NULL for FNBLK_BUCKET_NONE (a user of its own). */
 const char *fnblk_bucket_name(unsigned int bucket);
@@ -161,6 +193,9 @@ int fnblk_key_value(const char *name);
 int fnblk_policy_value(const char *name);
 int fnblk_users_value(const char *name);
 int fnblk_store_value(const char *name);
+int fnblk_cache_value(const char *name);
+int fnblk_fault_op_value(const char *name);
+int fnblk_fault_error_value(const char *name);
 
 /* Lowest n that histogram bin i of FNBLK_STAT_N_HIST holds. */
 uint32_t fnblk_nhist_bin_low(unsigned int bin);

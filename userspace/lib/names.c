@@ -14,6 +14,18 @@ static const char *const event_names[__FNBLK_CMD_MAX] = {
 	[FNBLK_CMD_EVT_DEV_CHANGED] = "changed",
 };
 
+static const char *const fault_op_names[__FNBLK_FAULT_OP_MAX] = {
+	[FNBLK_FAULT_ANY] = "any",
+	[FNBLK_FAULT_READ] = "read",
+	[FNBLK_FAULT_WRITE] = "write",
+};
+
+static const char *const fault_error_names[__FNBLK_FAULT_MAX] = {
+	[FNBLK_FAULT_EIO] = "eio",
+	[FNBLK_FAULT_TIMEOUT] = "timeout",
+	[FNBLK_FAULT_DELAY] = "delay",
+};
+
 static const char *const bucket_names[__FNBLK_BUCKET_MAX] = {
 	[FNBLK_BUCKET_RETIRED] = "retired",
 	[FNBLK_BUCKET_OVERFLOW] = "overflow",
@@ -56,6 +68,32 @@ const char *fnblk_store_name(unsigned int v)
 	return name_of(fnblk_store_names, ARRAY_SIZE(fnblk_store_names), v);
 }
 
+const char *fnblk_cache_name(unsigned int v)
+{
+	return name_of(fnblk_cache_names, ARRAY_SIZE(fnblk_cache_names), v);
+}
+
+const char *fnblk_fault_op_name(unsigned int v)
+{
+	return name_of(fault_op_names, ARRAY_SIZE(fault_op_names), v);
+}
+
+const char *fnblk_fault_error_name(unsigned int v)
+{
+	return name_of(fault_error_names, ARRAY_SIZE(fault_error_names), v);
+}
+
+int fnblk_fault_op_value(const char *name)
+{
+	return value_of(fault_op_names, ARRAY_SIZE(fault_op_names), name);
+}
+
+int fnblk_fault_error_value(const char *name)
+{
+	return value_of(fault_error_names, ARRAY_SIZE(fault_error_names),
+			name);
+}
+
 const char *fnblk_event_name(unsigned int v)
 {
 	return name_of(event_names, ARRAY_SIZE(event_names), v);
@@ -84,6 +122,11 @@ int fnblk_users_value(const char *name)
 int fnblk_store_value(const char *name)
 {
 	return value_of(fnblk_store_names, ARRAY_SIZE(fnblk_store_names), name);
+}
+
+int fnblk_cache_value(const char *name)
+{
+	return value_of(fnblk_cache_names, ARRAY_SIZE(fnblk_cache_names), name);
 }
 
 uint32_t fnblk_nhist_bin_low(unsigned int bin)

@@ -45,6 +45,8 @@ struct nla_policy fnblk_attr_policy[FNBLK_A_MAX + 1] = {
 	[FNBLK_A_NR_ACTIVE]	= { .type = NLA_U32 },
 	[FNBLK_A_MAX_USERS]	= { .type = NLA_U32 },
 	[FNBLK_A_EVT_OVERFLOW]	= { .type = NLA_FLAG },
+	[FNBLK_A_CACHE]		= { .type = NLA_U8 },
+	[FNBLK_A_FAULT]		= { .type = NLA_NESTED },
 };
 
 int fnblk_fail(struct fnblk *h, int err, const char *fmt, ...)
@@ -344,6 +346,8 @@ static int put_config(struct fnblk *h, struct nl_msg *msg,
 		err |= nla_put_u8(msg, FNBLK_A_STORE, c->store);
 	if (HAS(FNBLK_A_MAX_USERS))
 		err |= nla_put_u32(msg, FNBLK_A_MAX_USERS, c->max_users);
+	if (HAS(FNBLK_A_CACHE))
+		err |= nla_put_u8(msg, FNBLK_A_CACHE, c->cache);
 #undef HAS
 	return err ? fnblk_fail(h, EMSGSIZE, "request too large") : 0;
 }
@@ -380,6 +384,7 @@ static int parse_dev(struct nlattr **tb, void *arg)
 	U8(FNBLK_A_USERS, users)
 	U8(FNBLK_A_STORE, store)
 	U32(FNBLK_A_MAX_USERS, max_users)
+	U8(FNBLK_A_CACHE, cache)
 #undef U64
 #undef U8
 #undef U32
@@ -491,6 +496,7 @@ struct dump {
 		fnblk_dev_cb dev;
 		fnblk_stats_cb stats;
 		fnblk_user_cb user;
+		fnblk_fault_cb fault;
 	} cb;
 	void *arg;
 };
@@ -541,6 +547,12 @@ static int request(struct fnblk *h, uint8_t cmd, int flags, const char *dev,
 int fnblk_dev_del(struct fnblk *h, const char *dev)
 {
 	return request(h, FNBLK_CMD_DEV_DEL, NLM_F_ACK, dev, NULL, NULL, NULL);
+}
+
+int fnblk_dev_crash(struct fnblk *h, const char *dev)
+{
+	return request(h, FNBLK_CMD_DEV_CRASH, NLM_F_ACK, dev, NULL, NULL,
+		       NULL);
 }
 
 int fnblk_dev_set(struct fnblk *h, const char *dev,
@@ -669,4 +681,126 @@ int fnblk_user_set_weight(struct fnblk *h, const char *dev, uint64_t key,
 	}
 	nla_nest_end(msg, nest);
 	return transact(h, msg, NULL, NULL);
+}
+
+static int parse_fault(struct nlattr **tb, void *arg)
+{
+	struct fnblk_fault_info *f = arg;
+	uint64_t val[__FNBLK_FAULT_ATTR_MAX] = { 0 };
+
+	memset(f, 0, sizeof(*f));
+	if (tb[FNBLK_A_DEV_ID])
+		f->dev_id = nla_get_u32(tb[FNBLK_A_DEV_ID]);
+	if (!tb[FNBLK_A_FAULT])
+		return 0;
+	read_scalars(tb[FNBLK_A_FAULT], FNBLK_FAULT_ATTR_MAX, val, &f->present,
+		     0);
+	f->id = (uint32_t)val[FNBLK_FAULT_ID];
+	f->op = (uint8_t)val[FNBLK_FAULT_OP];
+	f->error = (uint8_t)val[FNBLK_FAULT_ERROR];
+	f->prob = (uint32_t)val[FNBLK_FAULT_PROB];
+	f->every = (uint32_t)val[FNBLK_FAULT_EVERY];
+	f->times = val[FNBLK_FAULT_TIMES];
+	f->start = val[FNBLK_FAULT_START];
+	f->len = val[FNBLK_FAULT_LEN];
+	f->delay_ns = val[FNBLK_FAULT_DELAY_NS];
+	f->matched = val[FNBLK_FAULT_MATCHED];
+	f->injected = val[FNBLK_FAULT_INJECTED];
+	return 0;
+}
+
+/* A request for one device with a FAULT nest holding what put added. */
+static struct nl_msg *fault_request(struct fnblk *h, uint8_t cmd,
+				    const char *dev,
+				    const struct fnblk_fault_info *f)
+{
+	struct nl_msg *msg = new_request(h, cmd, NLM_F_ACK);
+	struct nlattr *nest;
+	int err;
+
+	if (!msg) {
+		fnblk_fail(h, ENOMEM, "%s", strerror(ENOMEM));
+		return NULL;
+	}
+	if (put_dev(h, msg, dev))
+		goto free;
+	nest = nla_nest_start(msg, FNBLK_A_FAULT);
+	if (!nest)
+		goto toolarge;
+#define HAS(a) (f->present & FNBLK_BIT(a))
+	err = 0;
+	if (HAS(FNBLK_FAULT_ID))
+		err |= nla_put_u32(msg, FNBLK_FAULT_ID, f->id);
+	if (HAS(FNBLK_FAULT_OP))
+		err |= nla_put_u8(msg, FNBLK_FAULT_OP, f->op);
+	if (HAS(FNBLK_FAULT_ERROR))
+		err |= nla_put_u8(msg, FNBLK_FAULT_ERROR, f->error);
+	if (HAS(FNBLK_FAULT_PROB))
+		err |= nla_put_u32(msg, FNBLK_FAULT_PROB, f->prob);
+	if (HAS(FNBLK_FAULT_EVERY))
+		err |= nla_put_u32(msg, FNBLK_FAULT_EVERY, f->every);
+	if (HAS(FNBLK_FAULT_TIMES))
+		err |= nla_put_u64(msg, FNBLK_FAULT_TIMES, f->times);
+	if (HAS(FNBLK_FAULT_START))
+		err |= nla_put_u64(msg, FNBLK_FAULT_START, f->start);
+	if (HAS(FNBLK_FAULT_LEN))
+		err |= nla_put_u64(msg, FNBLK_FAULT_LEN, f->len);
+	if (HAS(FNBLK_FAULT_DELAY_NS))
+		err |= nla_put_u64(msg, FNBLK_FAULT_DELAY_NS, f->delay_ns);
+#undef HAS
+	if (err)
+		goto toolarge;
+	nla_nest_end(msg, nest);
+	return msg;
+toolarge:
+	fnblk_fail(h, EMSGSIZE, "request too large");
+free:
+	nlmsg_free(msg);
+	return NULL;
+}
+
+int fnblk_fault_add(struct fnblk *h, const char *dev,
+		    const struct fnblk_fault_info *rule,
+		    struct fnblk_fault_info *out)
+{
+	struct fnblk_fault_info tmp;
+	struct one_reply one = { .parse = parse_fault, .obj = out ? out : &tmp };
+	struct nl_msg *msg = fault_request(h, FNBLK_CMD_FAULT_ADD, dev, rule);
+	int ret;
+
+	if (!msg)
+		return -h->err;
+	ret = transact(h, msg, parse_one, &one);
+	if (!ret && !one.seen)
+		return fnblk_fail(h, EPROTO, "the kernel sent no reply");
+	return ret;
+}
+
+int fnblk_fault_del(struct fnblk *h, const char *dev, uint32_t id)
+{
+	struct fnblk_fault_info f = { .id = id };
+	struct nl_msg *msg;
+
+	if (id)
+		f.present = FNBLK_BIT(FNBLK_FAULT_ID);
+	msg = fault_request(h, FNBLK_CMD_FAULT_DEL, dev, &f);
+	return msg ? transact(h, msg, NULL, NULL) : -h->err;
+}
+
+static int deliver_fault(struct nlattr **tb, void *arg)
+{
+	struct dump *d = arg;
+	int ret = parse_fault(tb, d->obj);
+
+	return ret ? ret : d->cb.fault(d->obj, d->arg);
+}
+
+int fnblk_fault_dump(struct fnblk *h, const char *dev, fnblk_fault_cb cb,
+		     void *arg)
+{
+	struct fnblk_fault_info f;
+	struct dump d = { .obj = &f, .cb.fault = cb, .arg = arg };
+
+	return request(h, FNBLK_CMD_FAULT_GET, NLM_F_DUMP, dev, NULL,
+		       deliver_fault, &d);
 }

@@ -95,6 +95,72 @@ static void partial_config(void)
 	   "dev set takes no name among the settings", err);
 }
 
+/* "fault add NAME <args>" parsed from OP on: ok with f, or refused. */
+static void fault_refused(const char *args, const char *want)
+{
+	struct fnblk_fault_info f;
+	char line[512], err[512] = "", name[600], detail[1200];
+	char *argv[32];
+	int ret;
+
+	snprintf(line, sizeof(line), "%s", args);
+	ret = args_parse_fault(split(line, argv), argv, &f, err, sizeof(err));
+	snprintf(name, sizeof(name), "fault add %s: \"%s\"", args, want);
+	snprintf(detail, sizeof(detail), "returned %d with \"%s\"", ret, err);
+	ok(ret == -1 && !strcmp(err, want), name, detail);
+}
+
+static void test_fault(void)
+{
+	struct fnblk_fault_info f;
+	char line[256], err[256];
+	char *argv[32];
+
+	snprintf(line, sizeof(line),
+		 "write prob 0.5%% every 3 times 10 range 1MiB+64KiB error eio");
+	ok(!args_parse_fault(split(line, argv), argv, &f, err, sizeof(err)) &&
+	   f.op == FNBLK_FAULT_WRITE && f.prob == 5000 && f.every == 3 &&
+	   f.times == 10 && f.start == 1048576 && f.len == 65536 &&
+	   f.error == FNBLK_FAULT_EIO && !(f.present &
+					 FNBLK_BIT(FNBLK_FAULT_DELAY_NS)),
+	   "fault add: every condition and error eio", err);
+	snprintf(line, sizeof(line), "read error delay 250ms");
+	ok(!args_parse_fault(split(line, argv), argv, &f, err, sizeof(err)) &&
+	   f.op == FNBLK_FAULT_READ && f.error == FNBLK_FAULT_DELAY &&
+	   f.delay_ns == 250000000 && !(f.present &
+					FNBLK_BIT(FNBLK_FAULT_PROB)),
+	   "fault add: read error delay 250ms", err);
+	snprintf(line, sizeof(line), "any error timeout");
+	ok(!args_parse_fault(split(line, argv), argv, &f, err, sizeof(err)) &&
+	   f.error == FNBLK_FAULT_TIMEOUT &&
+	   !(f.present & FNBLK_BIT(FNBLK_FAULT_DELAY_NS)),
+	   "fault add: error timeout takes the default time", err);
+	snprintf(line, sizeof(line), "any error timeout 2s every 2");
+	ok(!args_parse_fault(split(line, argv), argv, &f, err, sizeof(err)) &&
+	   f.delay_ns == 2000000000ULL && f.every == 2,
+	   "fault add: error timeout 2s, then more conditions", err);
+	fault_refused("sideways error eio", "'sideways': expected read, write "
+		      "or any");
+	fault_refused("write", "missing error eio|timeout|delay DUR");
+	fault_refused("write error crash", "error 'crash': expected eio, "
+		      "timeout or delay");
+	fault_refused("write error delay", "delay: missing DUR, e.g. delay "
+		      "100ms");
+	fault_refused("write error delay 0", "delay '0': must be positive");
+	fault_refused("write prob 0.5 error eio", "prob '0.5': a percentage, "
+		      "e.g. 0.5%");
+	fault_refused("write prob 150% error eio", "prob '150%': must be "
+		      "0.0001% to 100%");
+	fault_refused("write every 0 error eio", "every '0': too small "
+		      "(expected 1..4294967295)");
+	fault_refused("write range 4096 error eio", "range '4096': expected "
+		      "START+LEN");
+	fault_refused("write range 0+0 error eio", "range '0+0': the length "
+		      "must be positive");
+	fault_refused("write colour red error eio", "unknown argument 'colour' "
+		      "(expected prob, every, times, range or error)");
+}
+
 int main(void)
 {
 	char err[256];
@@ -104,6 +170,7 @@ int main(void)
 	printf("TAP version 13\n");
 	full_config();
 	partial_config();
+	test_fault();
 
 	refused("size 3Q", "size '3Q': unknown unit (sizes take B, K/KiB, "
 		"M/MiB, G/GiB, T/TiB for powers of 1024 or kB, MB, GB, TB for "
@@ -127,14 +194,16 @@ int main(void)
 	refused("policy rr", "policy 'rr': expected anon, fifo or weighted");
 	refused("users reads", "users 'reads': expected all or writes");
 	refused("store disk", "store 'disk': expected memory or none");
+	refused("cache writeback", "cache 'writeback': expected durable or "
+		"volatile");
 	refused("size 4k colour blue", "unknown argument 'colour' (expected "
 		"size, bw, fn, latency, overhead, key, policy, users, grace, "
-		"store, max-users)");
+		"store, cache, max-users)");
 	refused("size", "size: missing value");
 	refused("size 4k size 8k", "size given twice");
 	refused("mydisk size 4k", "unknown argument 'mydisk' (expected a device "
 		"name fnblkN or size, bw, fn, latency, overhead, key, policy, "
-		"users, grace, store, max-users)");
+		"users, grace, store, cache, max-users)");
 	refused("max-users 0", "max-users '0': too small (expected "
 		"1..1048576)");
 	refused("fnblkx size 4k", "device 'fnblkx': expected fnblkN or a device "
