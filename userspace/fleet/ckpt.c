@@ -24,9 +24,10 @@
 #include <liburing.h>
 
 #include "ckpt.h"
+#include "crash.h"
 #include "../lib/diag.h"
 
-#define CKPT_ALIGN	4096
+#define CKPT_ALIGN	CKPT_BLOCK
 
 struct ckpt_writer {
 	const struct ckpt_opts *o;
@@ -54,13 +55,16 @@ static const struct ckpt_path ckpt_paths[] = {
 	{ .name = "direct", .open_flags = O_WRONLY | O_DIRECT, .direct = true,
 	  .queued = true, .write = write_direct,
 	  .help = "O_DIRECT writes through io_uring or pwrite (--engine); "
-		  "sizes round up to 4KiB; files also fdatasync" },
+		  "sizes round up to 4KiB; files also fdatasync (on a raw "
+		  "device nothing flushes a volatile cache)" },
 	{ .name = "buffered", .open_flags = O_WRONLY, .write = write_buffered,
+	  .flushes = true,
 	  .help = "pwrite into the page cache, then fsync" },
 	{ .name = "dsync", .open_flags = O_WRONLY | O_DSYNC,
-	  .write = write_psync,
+	  .write = write_psync, .flushes = true,
 	  .help = "O_DSYNC pwrite: each call returns once durable" },
 	{ .name = "mmap", .open_flags = O_RDWR, .write = write_mmap,
+	  .flushes = true,
 	  .help = "stores into a shared mapping, then msync(MS_SYNC)" },
 };
 
@@ -334,6 +338,7 @@ int ckpt_write(struct ckpt_writer *w, uint64_t bytes, uint64_t cycle,
 	if (w->o->dir && w->o->rotate &&
 	    open_file(w, cycle, path, sizeof(path), err, errlen))
 		return -1;
+	ckpt_stamp(w->buf, w->chunk, w->job, cycle);
 	ret = w->path->write(w, w->base, bytes, err, errlen);
 	if (w->o->dir && w->o->rotate) {
 		close(w->fd);

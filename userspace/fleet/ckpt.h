@@ -22,6 +22,7 @@ struct ckpt_path {
 	int open_flags;		/* O_WRONLY | O_DIRECT, ... */
 	bool direct;		/* O_DIRECT: sizes round up to 4 KiB */
 	bool queued;		/* --engine and --qd apply */
+	bool flushes;		/* durable on a device with a volatile cache */
 	/* bytes at off, durable as the path defines it. */
 	int (*write)(struct ckpt_writer *w, uint64_t off, uint64_t bytes,
 		     char *err, size_t errlen);
@@ -67,7 +68,10 @@ int ckpt_prepare(const struct ckpt_opts *o, unsigned int jobs,
  */
 int ckpt_open(struct ckpt_writer **w, const struct ckpt_opts *o,
 	      unsigned int job, uint64_t region, char *err, size_t errlen);
-/* Write one checkpoint of bytes (from ckpt_write_size) durably. */
+/*
+ * Write one checkpoint of bytes (from ckpt_write_size) durably; every
+ * whole 4 KiB block of it starts with a stamp of its job and cycle.
+ */
 int ckpt_write(struct ckpt_writer *w, uint64_t bytes, uint64_t cycle,
 	       char *err, size_t errlen);
 void ckpt_close(struct ckpt_writer *w);

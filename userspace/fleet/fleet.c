@@ -25,6 +25,7 @@
 #include "ckpt.h"
 #include "compute.h"
 #include "run.h"
+#include "crash.h"
 #include "summary.h"
 #include "../lib/cli.h"
 #include "../lib/diag.h"
@@ -102,6 +103,15 @@ static const struct cli_option output_options[] = {
 	{ .name = "start-delay", .arg = "DUR", .type = CLI_DURATION,
 	  .var = &r.start_delay_ns,
 	  .help = "from every job ready to the fleet's time 0" },
+	{ .name = "crash-at", .arg = "DUR", .type = CLI_DURATION,
+	  .var = &r.crash_at_ns, .dflt = "never",
+	  .help = "power loss DUR after time 0: the jobs are killed and the "
+		  "fnblk device TARGET crashes (fnblkctl dev crash); then each "
+		  "job's region is read back and judged: kept (its last "
+		  "completed checkpoint), torn (partly one being written), "
+		  "lost (older than its last completed one) or empty. Needs "
+		  "CAP_NET_ADMIN; exits 1 if a path that flushes lost a "
+		  "checkpoint" },
 	{ .name = "quiet", .key = 'q', .type = CLI_FLAG, .var = &r.quiet,
 	  .help = "no progress line and no summary" },
 	{ .name = NULL },
@@ -149,6 +159,14 @@ static int check_args(int argc, char **argv, int first)
 	}
 	if (r.io.rotate && !r.io.dir)
 		return cli_usage_error(&prog, "--rotate needs --dir");
+	if (r.crash_at_ns && r.io.dir)
+		return cli_usage_error(&prog, "--crash-at needs a raw TARGET "
+				       "(with --dir, crash it with fnblkctl dev "
+				       "crash, unmount, mount and check)");
+	if (r.crash_at_ns && crash_device(r.io.target, r.crash_dev,
+					  sizeof(r.crash_dev), err,
+					  sizeof(err)))
+		return cli_usage_error(&prog, "%s", err);
 	if (r.memory_max && !r.cgroup)
 		return cli_usage_error(&prog, "--memory-max needs --cgroup");
 	if (r.csv_path && r.jsonl_path && !strcmp(r.csv_path, "-") &&
@@ -212,21 +230,66 @@ static FILE *open_output(const char *path)
 	return f;
 }
 
-/* The summary: on stdout, unless the events go there. */
-static int summarise(struct fleet_run *r)
+/*
+ * After --crash-at: what each job's region holds, printed. 1 if a path
+ * that makes its checkpoints durable lost one, 0 otherwise, -1 on error.
+ */
+static int check_crash(struct fleet_run *r)
 {
-	bool events_on_stdout = (r->csv_path && !strcmp(r->csv_path, "-")) ||
-				(r->jsonl_path && !strcmp(r->jsonl_path, "-"));
-	struct fnblk_write_times w;
-	int ret;
+	bool durable = ckpt_path_at(r->io.path)->flushes;
+	struct crash_job *c = calloc(r->cfg.jobs, sizeof(*c));
+	uint64_t *sizes = calloc(r->cfg.jobs, sizeof(*sizes));
+	unsigned int j, lost;
+	char err[256];
+	int ret = -1;
 
-	if (fnblk_write_times_compute(&r->ev, r->cfg.jobs, 0, r->solo_ns, &w))
-		return -1;
-	pr_init(json);
-	pr_set_file(events_on_stdout ? stderr : stdout);
-	ret = job_summary_print(&w);
-	fnblk_write_times_free(&w);
+	if (!c || !sizes) {
+		cli_error(&prog, "out of memory");
+		goto out;
+	}
+	for (j = 0; j < r->cfg.jobs; j++)
+		sizes[j] = ckpt_write_size(&r->io, r->plan[j].size);
+	/* The device comes back once every job's file is closed. */
+	if (crash_verify(r->io.target, r->cfg.jobs, r->region, sizes, &r->ev,
+			 r->crash_ns, 10000000000ULL, c, err, sizeof(err))) {
+		cli_error(&prog, "%s", err);
+		goto out;
+	}
+	lost = crash_report(c, r->cfg.jobs, r->crash_ns - r->t0, durable);
+	ret = lost && durable;
+out:
+	free(c);
+	free(sizes);
 	return ret;
+}
+
+/*
+ * The summary and, after a crash, what survived it: one document on
+ * stdout, unless the events go there. 1 on any failure.
+ */
+static int report(struct fleet_run *r)
+{
+	bool on_stdout = (r->csv_path && !strcmp(r->csv_path, "-")) ||
+			 (r->jsonl_path && !strcmp(r->jsonl_path, "-"));
+	struct fnblk_write_times w;
+	int ret = 0;
+
+	if (r->quiet && !r->crash_ns)
+		return 0;
+	pr_init(json);
+	pr_set_file(on_stdout ? stderr : stdout);
+	pr_open_object(NULL);
+	if (!r->quiet) {
+		if (fnblk_write_times_compute(&r->ev, r->cfg.jobs, 0,
+					      r->solo_ns, &w))
+			return 1;
+		job_summary_print(&w);
+		fnblk_write_times_free(&w);
+	}
+	if (r->crash_ns && check_crash(r))
+		ret = 1;
+	pr_close_object();
+	return pr_end() || ret;
 }
 
 int main(int argc, char **argv)
@@ -300,8 +363,12 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	ret = run_fleet(&r, &o);
-	if (!r.quiet && summarise(&r))
+	if (report(&r))
 		ret = 1;
+	if (r.crash_at_ns && !r.crash_ns) {
+		cli_error(&prog, "the run ended before --crash-at");
+		ret = 1;
+	}
 out:
 	if (o.csv && (fflush(o.csv) || (o.csv != stdout && fclose(o.csv)))) {
 		cli_error(&prog, "%s: %s", r.csv_path, strerror(errno));

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "../lib/interrupt.h"
+#include "crash.h"
 #include "params.h"
 #include "run.h"
 
@@ -94,8 +95,38 @@ static void progress(const struct fleet_run *r, uint64_t expected, bool last)
 		fputc('\n', stderr);
 }
 
+/*
+ * The power goes: the jobs die (killed first, so none reports the failed
+ * writes as errors of its own) and the device loses what was not durable.
+ */
+static int crash(struct fleet_run *r, const pid_t *pids)
+{
+	char err[256];
+	unsigned int j;
+
+	for (j = 0; j < r->cfg.jobs; j++)
+		kill(pids[j], SIGKILL);
+	r->crash_ns = now_ns();
+	if (crash_now(r->crash_dev, err, sizeof(err))) {
+		fprintf(stderr, PROG ": %s\n", err);
+		return -1;
+	}
+	return 0;
+}
+
+/* How long to wait for events: 500 ms, or until the crash is due. */
+static struct timespec tick(const struct fleet_run *r)
+{
+	uint64_t ns = 500000000, now = now_ns(), at = r->t0 + r->crash_at_ns;
+
+	if (r->crash_at_ns && !r->crash_ns)
+		ns = at > now ? (at - now < ns ? at - now : ns) : 0;
+	return (struct timespec){ .tv_sec = 0, .tv_nsec = (long)ns };
+}
+
 /* Read events until every job has closed its end of the pipe. */
-static int collect(struct fleet_run *r, int in, struct outputs *o)
+static int collect(struct fleet_run *r, int in, struct outputs *o,
+		   const pid_t *pids)
 {
 	bool show = !r->quiet && isatty(STDERR_FILENO);
 	uint64_t expected = r->cfg.cycles && !r->cfg.duration_ns ?
@@ -107,13 +138,16 @@ static int collect(struct fleet_run *r, int in, struct outputs *o)
 		struct fnblk_event ev;
 		ssize_t n;
 
-		struct timespec tick = { 0, 500000000 };
+		struct timespec t = tick(r);
 
-		if (ppoll(&pfd, 1, &tick, fnblk_interrupt_waitmask()) < 0 &&
+		if (ppoll(&pfd, 1, &t, fnblk_interrupt_waitmask()) < 0 &&
 		    errno != EINTR)
 			return -1;
 		if (fnblk_interrupted())
 			return -1;
+		if (r->crash_at_ns && !r->crash_ns &&
+		    now_ns() >= r->t0 + r->crash_at_ns && crash(r, pids))
+			ret = -1;
 		if (show)
 			progress(r, expected, false);
 		if (!(pfd.revents & (POLLIN | POLLHUP)))
@@ -234,7 +268,7 @@ int run_fleet(struct fleet_run *r, struct outputs *o)
 	}
 	close(go[1]);
 	close(ready[0]);
-	if (!ret && collect(r, ev[0], o)) {
+	if (!ret && collect(r, ev[0], o, pids)) {
 		if (!fnblk_interrupted())
 			fprintf(stderr, PROG ": collecting events: %s\n", strerror(errno));
 		ret = 1;
@@ -246,7 +280,9 @@ int run_fleet(struct fleet_run *r, struct outputs *o)
 			kill(pids[j], SIGTERM);
 		while (waitpid(pids[j], &status, 0) < 0 && errno == EINTR)
 			;
-		if (job_failed(r, j, status, &events0[j], stopped))
+		/* After a crash the jobs died with the power: no failure. */
+		if (!r->crash_ns &&
+		    job_failed(r, j, status, &events0[j], stopped))
 			ret = 1;
 	}
 	free(pids);

@@ -38,6 +38,10 @@ struct fleet_run {
 	struct fnblk_events ev;		/* header params and every write */
 	struct fnblk_events user;	/* --param NAME=VALUE, applied last */
 	struct compute_shared *shared;
+	/* --crash-at: crash device crash_dev that long after time 0. */
+	uint64_t crash_at_ns;
+	char crash_dev[32];
+	uint64_t crash_ns;		/* when it crashed; 0 if it did not */
 };
 
 /* Where the events go; NULL streams are not written. */
@@ -49,7 +53,9 @@ struct outputs {
 /*
  * Fork the jobs, wait until each is ready, fix r->t0, write the output
  * headers, start the jobs and collect their events into r->ev and o until
- * the last job ends. Returns the exit status: 0, or 1 if anything failed.
+ * the last job ends. With crash_at_ns, crash the device then and kill the
+ * jobs, as a power loss would. Returns the exit status: 0, or 1 if
+ * anything failed.
  */
 int run_fleet(struct fleet_run *r, struct outputs *o);
 

@@ -3,11 +3,10 @@
 #include "../lib/print.h"
 #include "summary.h"
 
-int job_summary_print(const struct fnblk_write_times *w)
+void job_summary_print(const struct fnblk_write_times *w)
 {
 	unsigned int j;
 
-	pr_open_object(NULL);
 	pr_open_array("jobs");
 	pr_text("%4s %7s %10s %10s %10s %10s %8s\n", "job", "writes",
 		"mean_ms", "p50_ms", "p99_ms", "solo_ms", "slowdown");
@@ -35,6 +34,4 @@ int job_summary_print(const struct fnblk_write_times *w)
 		pr_close_object();
 	}
 	pr_close_array();
-	pr_close_object();
-	return pr_end();
 }

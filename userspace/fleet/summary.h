@@ -7,9 +7,9 @@
 
 /*
  * Each job's writes: count, mean, p50, p99 and slowdown (libfnblk's), as
- * a table, or with print.h in JSON mode {"jobs": [...]}, times in ns.
- * Returns pr_end()'s status.
+ * a table, or with print.h in JSON mode "jobs": [...], times in ns, inside
+ * the caller's object.
  */
-int job_summary_print(const struct fnblk_write_times *w);
+void job_summary_print(const struct fnblk_write_times *w);
 
 #endif /* FLEET_SUMMARY_H */
