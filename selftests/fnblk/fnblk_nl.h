@@ -29,6 +29,11 @@ struct fnl {
 	int family;
 	int error;		/* -errno of the last request */
 	char err[256];		/* extack message of the last request */
+	/* Where a policy refusal pointed: byte offset of the attribute in
+	 * the request (-1: none), and the range it states (if has_range). */
+	int err_offs;
+	int has_range;
+	uint64_t range_min, range_max;
 };
 
 /* Called for every reply message with its parsed top-level attributes. */
@@ -96,6 +101,8 @@ static inline int fnl_on_error(struct sockaddr_nl *nla, struct nlmsgerr *e,
 	size_t off = sizeof(*e);
 	int len;
 
+	struct nlattr *pol[NL_POLICY_TYPE_ATTR_MAX + 1];
+
 	(void)nla;
 	call->done = 1;
 	call->c->error = e->error;
@@ -105,11 +112,26 @@ static inline int fnl_on_error(struct sockaddr_nl *nla, struct nlmsgerr *e,
 	if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
 		off += e->msg.nlmsg_len - NLMSG_HDRLEN;
 	len = (int)(nlh->nlmsg_len - NLMSG_HDRLEN - off);
-	if (len > 0 &&
-	    !nla_parse(tb, NLMSGERR_ATTR_MAX, (struct nlattr *)((char *)e + off),
-		       len, NULL) && tb[NLMSGERR_ATTR_MSG])
+	if (len <= 0 ||
+	    nla_parse(tb, NLMSGERR_ATTR_MAX, (struct nlattr *)((char *)e + off),
+		      len, NULL))
+		return NL_STOP;
+	if (tb[NLMSGERR_ATTR_MSG])
 		snprintf(call->c->err, sizeof(call->c->err), "%s",
 			 (char *)nla_data(tb[NLMSGERR_ATTR_MSG]));
+	if (tb[NLMSGERR_ATTR_OFFS])
+		call->c->err_offs = (int)nla_get_u32(tb[NLMSGERR_ATTR_OFFS]);
+	if (tb[NLMSGERR_ATTR_POLICY] &&
+	    !nla_parse_nested(pol, NL_POLICY_TYPE_ATTR_MAX,
+			      tb[NLMSGERR_ATTR_POLICY], NULL) &&
+	    pol[NL_POLICY_TYPE_ATTR_MIN_VALUE_U] &&
+	    pol[NL_POLICY_TYPE_ATTR_MAX_VALUE_U]) {
+		call->c->has_range = 1;
+		call->c->range_min =
+			nla_get_u64(pol[NL_POLICY_TYPE_ATTR_MIN_VALUE_U]);
+		call->c->range_max =
+			nla_get_u64(pol[NL_POLICY_TYPE_ATTR_MAX_VALUE_U]);
+	}
 	return NL_STOP;
 }
 
@@ -145,6 +167,8 @@ static inline int fnl_send(struct fnl *c, struct nl_msg *m, fnl_reply_fn fn,
 
 	c->error = 0;
 	c->err[0] = '\0';
+	c->err_offs = -1;
+	c->has_range = 0;
 	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, fnl_on_valid, &call);
 	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, fnl_on_ack, &call);
 	nl_cb_set(cb, NL_CB_FINISH, NL_CB_CUSTOM, fnl_on_finish, &call);

@@ -310,6 +310,90 @@ TEST_F(nl, malformed_requests_refused)
 	EXPECT_EQ(0, dev_del(&self->c, "fnblk8"));
 }
 
+/*
+ * Values the policy refuses: the core's text is generic ("integer out of
+ * range"), so the extended ack must point at the attribute and state its
+ * range, for every range-checked attribute. Each case puts one bad value
+ * (nested where its command nests it) on fnblk8.
+ */
+struct range_case {
+	const char *what;
+	uint8_t cmd;
+	int nest;		/* 0, FNBLK_A_USER or FNBLK_A_FAULT */
+	int attr;
+	int width;		/* bytes of the value: 1, 4 */
+	uint32_t value;
+	uint64_t min, max;
+};
+
+static const struct range_case range_cases[] = {
+	{ "DEV_ID", FNBLK_CMD_DEV_GET, 0, FNBLK_A_DEV_ID, 4,
+	  FNBLK_MAX_DEVICES, 0, FNBLK_MAX_DEVICES - 1 },
+	{ "KEY", FNBLK_CMD_DEV_SET, 0, FNBLK_A_KEY, 1,
+	  __FNBLK_KEY_MAX, 0, __FNBLK_KEY_MAX - 1 },
+	{ "POLICY", FNBLK_CMD_DEV_SET, 0, FNBLK_A_POLICY, 1,
+	  __FNBLK_POLICY_MAX, 0, __FNBLK_POLICY_MAX - 1 },
+	{ "USERS", FNBLK_CMD_DEV_SET, 0, FNBLK_A_USERS, 1,
+	  __FNBLK_USERS_MAX, 0, __FNBLK_USERS_MAX - 1 },
+	{ "STORE", FNBLK_CMD_DEV_ADD, 0, FNBLK_A_STORE, 1,
+	  __FNBLK_STORE_MAX, 0, __FNBLK_STORE_MAX - 1 },
+	{ "CACHE", FNBLK_CMD_DEV_SET, 0, FNBLK_A_CACHE, 1,
+	  __FNBLK_CACHE_MAX, 0, __FNBLK_CACHE_MAX - 1 },
+	{ "USER_WEIGHT 0", FNBLK_CMD_USER_SET, FNBLK_A_USER,
+	  FNBLK_USER_WEIGHT, 4, 0, 1, FNBLK_WEIGHT_MAX },
+	{ "USER_WEIGHT max + 1", FNBLK_CMD_USER_SET, FNBLK_A_USER,
+	  FNBLK_USER_WEIGHT, 4, FNBLK_WEIGHT_MAX + 1, 1, FNBLK_WEIGHT_MAX },
+	{ "FAULT_OP", FNBLK_CMD_FAULT_ADD, FNBLK_A_FAULT, FNBLK_FAULT_OP, 1,
+	  __FNBLK_FAULT_OP_MAX, 0, __FNBLK_FAULT_OP_MAX - 1 },
+	{ "FAULT_PROB", FNBLK_CMD_FAULT_ADD, FNBLK_A_FAULT, FNBLK_FAULT_PROB,
+	  4, FNBLK_FAULT_PROB_ONE + 1, 1, FNBLK_FAULT_PROB_ONE },
+	{ "FAULT_EVERY", FNBLK_CMD_FAULT_ADD, FNBLK_A_FAULT, FNBLK_FAULT_EVERY,
+	  4, 0, 1, UINT32_MAX },
+	{ "FAULT_ERROR", FNBLK_CMD_FAULT_ADD, FNBLK_A_FAULT, FNBLK_FAULT_ERROR,
+	  1, FNBLK_FAULT_NONE, FNBLK_FAULT_EIO, __FNBLK_FAULT_MAX - 1 },
+};
+
+TEST_F(nl, out_of_range_values_named_with_their_range)
+{
+	unsigned int i;
+
+	ASSERT_EQ(0, dev_add(&self->c, &DEV_CFG(.name = "fnblk8",
+						 .size = 16 * MiB)));
+	for (i = 0; i < sizeof(range_cases) / sizeof(range_cases[0]); i++) {
+		const struct range_case *r = &range_cases[i];
+		struct nl_msg *m = fnl_msg(&self->c, r->cmd, 0);
+		struct nlattr *nest = NULL;
+		int offs, ret;
+
+		if (r->attr != FNBLK_A_DEV_ID)
+			nla_put_string(m, FNBLK_A_DEV_NAME, "fnblk8");
+		if (r->nest)
+			nest = nla_nest_start(m, r->nest);
+		if (r->nest == FNBLK_A_USER)
+			nla_put_u64(m, FNBLK_USER_KEY, 1);
+		offs = (int)((char *)nlmsg_tail(nlmsg_hdr(m)) -
+			     (char *)nlmsg_hdr(m));
+		if (r->width == 1)
+			nla_put_u8(m, r->attr, (uint8_t)r->value);
+		else
+			nla_put_u32(m, r->attr, r->value);
+		if (nest)
+			nla_nest_end(m, nest);
+		ret = fnl_send(&self->c, m, NULL, NULL);
+		TH_LOG("%s: %d \"%s\" at %d (want %d), range %llu..%llu",
+		       r->what, ret, self->c.err, self->c.err_offs, offs,
+		       (unsigned long long)self->c.range_min,
+		       (unsigned long long)self->c.range_max);
+		EXPECT_EQ(-ERANGE, ret);
+		EXPECT_NE(NULL, strstr(self->c.err, "out of range"));
+		EXPECT_EQ(offs, self->c.err_offs);
+		EXPECT_TRUE(self->c.has_range);
+		EXPECT_EQ(r->min, self->c.range_min);
+		EXPECT_EQ(r->max, self->c.range_max);
+	}
+	EXPECT_EQ(0, dev_del(&self->c, "fnblk8"));
+}
+
 TEST_F(nl, busy_device_not_deleted)
 {
 	int fd;

@@ -161,13 +161,17 @@ static int on_valid(struct nl_msg *msg, void *arg)
 
 /*
  * Extended-ack attributes start at offset off of nlh's payload; take the
- * message text if there is one.
+ * message text if there is one. A refusal by the policy names no
+ * attribute in its text ("integer out of range"), so the attribute it
+ * points at and the range it broke are added: "integer out of range: KEY
+ * must be 0 to 3".
  */
 static void read_extack(struct fnblk *h, const struct nlmsghdr *nlh,
 			size_t off)
 {
 	struct nlattr *tb[NLMSGERR_ATTR_MAX + 1];
 	size_t len = nlh->nlmsg_len - NLMSG_HDRLEN;
+	char where[160];
 
 	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS) || off >= len)
 		return;
@@ -177,6 +181,20 @@ static void read_extack(struct fnblk *h, const struct nlmsghdr *nlh,
 		return;
 	if (tb[NLMSGERR_ATTR_MSG] && nla_len(tb[NLMSGERR_ATTR_MSG]) > 0) {
 		nla_strlcpy(h->msg, tb[NLMSGERR_ATTR_MSG], sizeof(h->msg));
+		h->extack = true;
+	}
+	if (!tb[NLMSGERR_ATTR_OFFS] || nla_len(tb[NLMSGERR_ATTR_OFFS]) < 4 ||
+	    fnblk_extack_where(where, sizeof(where), h->req,
+			       nla_get_u32(tb[NLMSGERR_ATTR_OFFS]),
+			       tb[NLMSGERR_ATTR_POLICY]))
+		return;
+	if (h->extack) {
+		size_t n = strlen(h->msg);
+
+		snprintf(h->msg + n, sizeof(h->msg) - n, ": %s", where);
+	} else {
+		snprintf(h->msg, sizeof(h->msg), "%s: %s", strerror(h->err),
+			 where);
 		h->extack = true;
 	}
 }
@@ -250,19 +268,25 @@ static int transact(struct fnblk *h, struct nl_msg *msg,
 	nl_cb_err(cb, NL_CB_CUSTOM, on_error, &t);
 
 	ret = nl_send_auto(h->sk, msg);
-	nlmsg_free(msg);
 	if (ret < 0) {
+		nlmsg_free(msg);
 		nl_cb_put(cb);
 		return fnblk_fail(h, EIO, "send: %s", nl_geterror(ret));
 	}
+	/* Kept until the answer: an extack may point into it. */
+	h->req = nlmsg_hdr(msg);
 	while (!t.done) {
 		ret = nl_recvmsgs(h->sk, cb);
 		if (ret < 0 && !t.done) {
+			h->req = NULL;
+			nlmsg_free(msg);
 			nl_cb_put(cb);
 			return fnblk_fail(h, EIO, "receive: %s",
 					  nl_geterror(ret));
 		}
 	}
+	h->req = NULL;
+	nlmsg_free(msg);
 	nl_cb_put(cb);
 	if (t.err) {
 		/* on_error or a parser already filled the message. */
