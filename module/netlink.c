@@ -759,8 +759,38 @@ static int fnblk_nl_fault_del(struct sk_buff *skb, struct genl_info *info)
 	return fnblk_nl_with_dev(info, fnblk_op_fault_del);
 }
 
-/* A dump of one device's rules: args as the user dump's, and the last id. */
-enum { FD_ID, FD_SERIAL, FD_LAST };
+/*
+ * Dumps of one device's records (users, fault rules) keep the device in
+ * cb->args by id and serial between their rounds, then their own place.
+ */
+enum { DD_ID, DD_SERIAL, DD_NEXT };
+
+/*
+ * The device of such a dump: the one the request names on the first round,
+ * the same one on the next; ENODEV if it was deleted, or deleted and
+ * re-created under the same id, in between.
+ */
+static struct fnblk_dev *fnblk_nl_dump_dev(struct netlink_callback *cb)
+{
+	struct fnblk_dev *dev;
+
+	lockdep_assert_held(&fnblk_mutex);
+	if (!cb->args[DD_SERIAL]) {
+		dev = fnblk_nl_dev(fnblk_dump_attrs(cb), cb->extack);
+		if (!IS_ERR(dev)) {
+			cb->args[DD_ID] = dev->id;
+			cb->args[DD_SERIAL] = dev->serial;	/* from 1 */
+		}
+		return dev;
+	}
+	dev = fnblk_dev_find(cb->args[DD_ID]);
+	if (!dev || dev->serial != cb->args[DD_SERIAL])
+		return ERR_PTR(-ENODEV);
+	return dev;
+}
+
+/* A fault rule dump's place: the last id sent. */
+enum { FD_LAST = DD_NEXT };
 
 static int fnblk_nl_fault_dump(struct sk_buff *skb,
 			       struct netlink_callback *cb)
@@ -771,20 +801,10 @@ static int fnblk_nl_fault_dump(struct sk_buff *skb,
 	int ret = 0;
 
 	mutex_lock(&fnblk_mutex);
-	if (!cb->args[FD_SERIAL]) {
-		dev = fnblk_nl_dev(fnblk_dump_attrs(cb), cb->extack);
-		if (IS_ERR(dev)) {
-			ret = PTR_ERR(dev);
-			goto unlock;
-		}
-		cb->args[FD_ID] = dev->id;
-		cb->args[FD_SERIAL] = dev->serial;
-	} else {
-		dev = fnblk_dev_find(cb->args[FD_ID]);
-		if (!dev || dev->serial != cb->args[FD_SERIAL]) {
-			ret = -ENODEV;
-			goto unlock;
-		}
+	dev = fnblk_nl_dump_dev(cb);
+	if (IS_ERR(dev)) {
+		ret = PTR_ERR(dev);
+		goto unlock;
 	}
 	while ((r = fnblk_fault_next(dev, cb->args[FD_LAST]))) {
 		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
@@ -863,12 +883,8 @@ static int fnblk_nl_stats_dump(struct sk_buff *skb,
 	return fnblk_dump_devs(skb, cb, FNBLK_CMD_STATS_GET, fnblk_fill_stats);
 }
 
-/*
- * A user dump's place, kept in cb->args between its rounds: the device by
- * id and serial (one deleted and re-created under the same id ends the
- * dump), the next key, and which records are left.
- */
-enum { UD_ID, UD_SERIAL, UD_KEY, UD_PHASE };
+/* A user dump's place: the next key, and which records are left. */
+enum { UD_KEY = DD_NEXT, UD_PHASE };
 enum { UD_USERS, UD_RETIRED, UD_OVERFLOW, UD_DONE };
 
 /* Start one message of a user dump; NULL when the skb is full. */
@@ -957,21 +973,10 @@ static int fnblk_nl_user_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	if (cb->args[UD_PHASE] == UD_DONE)
 		return 0;
 	mutex_lock(&fnblk_mutex);
-	if (!cb->args[UD_SERIAL]) {
-		dev = fnblk_nl_dev(fnblk_dump_attrs(cb), cb->extack);
-		if (IS_ERR(dev)) {
-			ret = PTR_ERR(dev);
-			goto unlock;
-		}
-		cb->args[UD_ID] = dev->id;
-		cb->args[UD_SERIAL] = dev->serial;
-	} else {
-		dev = fnblk_dev_find(cb->args[UD_ID]);
-		if (!dev || dev->serial != cb->args[UD_SERIAL]) {
-			/* Deleted (and maybe re-created) between rounds. */
-			ret = -ENODEV;
-			goto unlock;
-		}
+	dev = fnblk_nl_dump_dev(cb);
+	if (IS_ERR(dev)) {
+		ret = PTR_ERR(dev);
+		goto unlock;
 	}
 	spin_lock_bh(&dev->lock);
 	fnblk_io_kick_locked(dev);
