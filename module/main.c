@@ -373,7 +373,7 @@ static int __init fnblk_param_config(struct fnblk_config *cfg)
 		  "KiB" },
 		{ "grace_us", grace_us, NSEC_PER_USEC, 0, FNBLK_GRACE_MAX_NS,
 		  "us" },
-		{ "max_users", max_users, 1, 1, FNBLK_MAX_USERS_LIMIT, "" },
+		{ "max_users", max_users, 1, 1, FNBLK_MAX_USERS_LIMIT, "users" },
 	};
 	u64 *dst[] = { &cfg->size, &cfg->sched.bw, &cfg->sched.latency_ns,
 		       &cfg->sched.overhead, &cfg->sched.grace_ns, NULL };

@@ -53,6 +53,13 @@ TEST_F_TIMEOUT(load, parameters_out_of_range_refused, 120)
 		{ "size_mb=0", "1 to 1048576 MiB" },
 		{ "max_users=0", "1 to 1048576" },
 		{ "nr_devices=1025", "0 to 1024" },
+		/* names: the message lists the ones the parameter knows */
+		{ "key=foo", "use tgid, pid, cgroup or single" },
+		{ "policy=fair", "use anon, fifo or weighted" },
+		{ "users=some", "use all or writes" },
+		{ "store=disk", "use memory or none" },
+		{ "cache=maybe", "use durable or volatile" },
+		{ "fn=quadratic", "use constant, linear:K, power:A or table" },
 	};
 	unsigned int i;
 
