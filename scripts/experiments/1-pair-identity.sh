@@ -32,33 +32,17 @@ for fn in constant linear:2; do
 			>>"$SUMMARY"
 	done
 done
-# Pooled over the gaps of one f: a coupling toward (or away from)
-# synchrony is a step that depends on the gap, a nonzero slope.
+# Pooled over the gaps of one f (fnblk-analyze --pool: least squares of
+# the step g(c+1) - g(c) on the gap g(c), cycle 0 left out, with standard
+# errors): a coupling toward (or away from) synchrony is a step that
+# depends on the gap, a nonzero slope. Once over every gap, once over the
+# gaps where the writes overlap (0-200 ms of a 250 ms write).
 for fn in constant linear2; do
-	printf '# pooled, f = %s: ' $fn
-	awk '
-	# Pooled least squares of the step d = g(c+1) - g(c) on the gap g over
-	# every run given: coupling toward synchrony shows as a negative slope,
-	# the identity map as a slope of zero. Cycle 0 is left out.
-	# busybox awk has no math library: Newton for square roots.
-	function root(v,  r, i) { if (v <= 0) return 0; r = v > 1 ? v : 1; for (i = 0; i < 100; i++) r = (r + v / r) / 2; return r }
-	BEGIN { FS = "," }
-	FNR == 1 { nf++ }
-	/^[0-9]/ && $2 >= 1 { s[nf, $2, $1] = $3; if ($2 > m[nf]) m[nf] = $2 }
-	END {
-		for (f = 1; f <= nf; f++)
-			for (c = 1; c < m[f]; c++) {
-				g = (s[f, c, 1] - s[f, c, 0]) / 1e6
-				d = (s[f, c + 1, 1] - s[f, c + 1, 0]) / 1e6 - g
-				n++; x[n] = g; y[n] = d; sx += g; sy += d
-			}
-		mx = sx / n; my = sy / n
-		for (i = 1; i <= n; i++) { sxx += (x[i] - mx) * (x[i] - mx); sxy += (x[i] - mx) * (y[i] - my) }
-		b = sxy / sxx; a = my - b * mx
-		for (i = 1; i <= n; i++) { r = y[i] - a - b * x[i]; rss += r * r }
-		se = root(rss / (n - 2) / sxx)
-		printf "%d steps: step = %.3f ms %+.5f * gap (slope s.e. %.5f), residual rms %.2f ms\n", n, a, b, se, root(rss / n)
-	}
-	' "$RESULTS"/pair-$fn-gap*.csv
+	for gaps in all overlap; do
+		files=$(ls "$RESULTS"/pair-$fn-gap*.csv)
+		[ $gaps = overlap ] && files=$(ls "$RESULTS"/pair-$fn-gap*.csv | grep -v gap400)
+		printf '# pooled, f = %s, %s gaps: ' $fn $gaps
+		fnblk-analyze --pool --skip-cycles 1 $files | tail -1
+	done
 done >>"$SUMMARY"
 cat "$SUMMARY"
