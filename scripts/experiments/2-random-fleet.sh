@@ -35,7 +35,9 @@ for seed in 1 2 3; do
 	printf '%5s %8s %8s %8s %9s %8s %8s %10s %10s %16s %10s %10s %16s\n' $seed $r_first \
 		$r_mean $r_last 0.25 $changed "${swap:--}" $tail3 $tail4 >>"$SUMMARY"
 	# The whole tail, k = 3..8: measured over independent (CI).
-	awk '$1 ~ /^[3-8]$/ && NF >= 6 { printf " k=%s %s(%s)", $1, $6, $7 ? $7 : "-" }
+	# (rows of the concurrency table only: the write-cost table follows)
+	awk '/^concurrent writers/ { on = 1; next } on && !NF { on = 0 }
+		on && $1 ~ /^[3-8]$/ && NF >= 6 { printf " k=%s %s(%s)", $1, $6, $7 ? $7 : "-" }
 		END { printf "\n" }' "$t" | sed "s/^/#   seed $seed tail:/" >>"$SUMMARY"
 done
 cat "$SUMMARY"
