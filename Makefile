@@ -16,6 +16,8 @@
 # make dkms-add                          copy the module sources to
 #                                        /usr/src/fnblk-<ver>, dkms add
 # make lint                              checkpatch --strict + sparse
+# make uapi                              regenerate uapi/linux/fnblk.h from
+#                                        Documentation/netlink/specs/fnblk.yaml
 # make check-deps                        do the packages install-deps
 #                                        installs provide all the sources use?
 # make check [KERNELS="6.1 6.12"]        every test: host, then VMs
@@ -57,12 +59,21 @@ KSFT_INSTALL := $(BUILD)/kselftest
 # Module sources subject to lint.
 LINT_FILES = $(wildcard module/*.c module/*.h) uapi/linux/fnblk.h
 
-.PHONY: all modules userspace root selftests kernel-tools install \
+.PHONY: all modules userspace root selftests kernel-tools uapi uapi-check install \
 	install-module install-userspace dkms-add lint checkpatch sparse \
 	check-deps check fresh-check demo \
 	clean help $(KVERS:%=module-%) $(KVERS:%=sparse-%)
 
-all: modules userspace root selftests
+all: uapi-check modules userspace root selftests
+
+# uapi/linux/fnblk.h is generated from the family's YNL spec: every build
+# validates the spec against the kernel's schema and checks the header is
+# what it generates; "make uapi" regenerates it.
+uapi-check:
+	@scripts/ynl-uapi check
+
+uapi:
+	@scripts/ynl-uapi write
 
 help:
 	@sed -n '/^# make \[KDIR/,/^# See/{s/^# \{0,1\}//;p;/^See/q;}' Makefile

@@ -201,7 +201,7 @@ void fnblk_faults_init(struct fnblk_dev *dev)
 /* Check a new rule; err names what is wrong. */
 static int rule_check(const struct fnblk_fault_rule *r, const char **err)
 {
-	if (r->op >= __FNBLK_FAULT_OP_MAX || !r->error ||
+	if (r->op > FNBLK_FAULT_WRITE || !r->error ||
 	    r->error >= __FNBLK_FAULT_MAX) {
 		*err = "fault needs an op (read, write, any) and an error";
 		return -EINVAL;

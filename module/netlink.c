@@ -103,7 +103,7 @@ static struct netlink_range_validation fnblk_prob_range = {
 
 static const struct nla_policy fnblk_fault_policy[FNBLK_FAULT_ATTR_MAX + 1] = {
 	[FNBLK_FAULT_ID] = NLA_POLICY_MIN(NLA_U32, 1),
-	[FNBLK_FAULT_OP] = NLA_POLICY_MAX(NLA_U8, __FNBLK_FAULT_OP_MAX - 1),
+	[FNBLK_FAULT_OP] = NLA_POLICY_MAX(NLA_U8, FNBLK_FAULT_WRITE),
 	[FNBLK_FAULT_PROB] = NLA_POLICY_FULL_RANGE(NLA_U32, &fnblk_prob_range),
 	[FNBLK_FAULT_EVERY] = NLA_POLICY_MIN(NLA_U32, 1),
 	[FNBLK_FAULT_TIMES] = { .type = NLA_U64 },

@@ -14,7 +14,7 @@ static const char *const event_names[__FNBLK_CMD_MAX] = {
 	[FNBLK_CMD_EVT_DEV_CHANGED] = "changed",
 };
 
-static const char *const fault_op_names[__FNBLK_FAULT_OP_MAX] = {
+static const char *const fault_op_names[FNBLK_FAULT_WRITE + 1] = {
 	[FNBLK_FAULT_ANY] = "any",
 	[FNBLK_FAULT_READ] = "read",
 	[FNBLK_FAULT_WRITE] = "write",
