@@ -18,6 +18,7 @@
 #include "../lib/fleet.h"
 #include "../lib/units.h"
 #include "module/fnblk_sched.h"
+#include "replay_analysis.h"
 #include "report.h"
 #include "../lib/diag.h"
 
@@ -342,6 +343,9 @@ int main(int argc, char **argv)
 				       "expected one EVENTS file, not %d (several only with --pool)",
 				       argc - first);
 	path = argv[first];
+	/* A replay's events (fnblk-replay, fnblk-sim replay) have their own analysis. */
+	if (replay_is_events(path))
+		return replay_analyze(path, args.plot_dir, args.json);
 	ret = 0;
 	fn_spec = args.fn_spec;
 	if (read_events(path, &ev))

@@ -197,3 +197,19 @@ int report_plot(const struct report *rep, const char *dir)
 	}
 	return gnuplot_in(dir);
 }
+
+/* For the other analyses' figures (plot.h). */
+FILE *plot_file(const char *dir, const char *name)
+{
+	return open_in(dir, name);
+}
+
+const char *plot_terminal(void)
+{
+	return png_terminal();
+}
+
+int plot_script_run(const char *dir)
+{
+	return gnuplot_in(dir);
+}

@@ -1,14 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0
 /* From a job record to the operations it replays as (see replay.h). */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "replay.h"
+#include "replay_locality.h"
+#include "units.h"
 
 const char *const replay_phase_names[REPLAY_NR_PHASES] = {
 	[REPLAY_STAGEIN] = "stagein",
 	[REPLAY_PAYLOAD] = "payload",
 	[REPLAY_STAGEOUT] = "stageout",
+};
+
+const char *const replay_assign_names[] = {
+	[REPLAY_ASSIGN_RECORDED] = "recorded",
+	[REPLAY_ASSIGN_RANDOM] = "random",
+	[REPLAY_ASSIGN_LEAST_LOADED] = "least-loaded",
+	[REPLAY_ASSIGN_DATA_LOCAL] = "data-local",
+	NULL,
 };
 
 const char *const replay_stagein_names[] = {
@@ -137,7 +149,7 @@ static int push_compute(const struct replay_config *c, struct replay_plan *p,
 }
 
 int replay_plan_build(const struct replay_config *c, const struct jobrec *r,
-		      struct replay_plan *p, const char **why)
+		      bool local, struct replay_plan *p, const char **why)
 {
 	uint64_t payload = replay_ns(c, r->cpu_s / r->cores);
 	uint64_t blocks, k, i, since_ckpt = 0;
@@ -158,8 +170,11 @@ int replay_plan_build(const struct replay_config *c, const struct jobrec *r,
 	}
 	blocks = p->in_bytes / REPLAY_BLOCK;
 	if (!p->direct || !blocks) {
-		if (push(p, REPLAY_READ, REPLAY_STAGEIN, p->in_bytes, why) ||
-		    push_compute(c, p, payload, &since_ckpt, why))
+		if (push(p, REPLAY_READ, REPLAY_STAGEIN, p->in_bytes, why))
+			return -1;
+		if (p->nr)
+			p->ops[p->nr - 1].remote = !local;
+		if (push_compute(c, p, payload, &since_ckpt, why))
 			return -1;
 	} else {
 		k = r->in_files ? r->in_files : 1;
@@ -197,20 +212,45 @@ double replay_uniform(uint64_t key)
 	return (double)(z >> 11) * 0x1.0p-53;
 }
 
-bool replay_fails(const struct replay_config *c, const struct jobrec *r,
-		  unsigned int attempt, enum replay_phase ph)
+bool replay_fails(const struct replay_config *c, const double *site_fail,
+		  const struct jobrec *r, unsigned int attempt,
+		  enum replay_phase ph)
 {
+	double p = site_fail && site_fail[ph] >= 0 ? site_fail[ph] : c->fail[ph];
 	uint64_t key;
 
 	/* A job the records show failing failed in its payload. */
 	if (c->fail_from_records && r->failed && ph == REPLAY_PAYLOAD)
 		return true;
-	if (c->fail[ph] <= 0)
+	if (p <= 0)
 		return false;
 	key = c->seed * 0x100000001b3ULL ^ r->id;
 	key = key * 31 + attempt;
 	key = key * 7 + (uint64_t)ph;
-	return replay_uniform(key) < c->fail[ph];
+	return replay_uniform(key) < p;
+}
+
+int replay_site_fail_set(double *fail, const char *key, const char *value,
+			 const char **why)
+{
+	unsigned int ph;
+	double p;
+
+	if (strncmp(key, "fail-", 5))
+		return 1;
+	for (ph = 0; ph < REPLAY_NR_PHASES; ph++)
+		if (!strcmp(key + 5, replay_phase_names[ph]))
+			break;
+	if (ph == REPLAY_NR_PHASES)
+		return 1;
+	if (fnblk_parse_real(value, true, &p, why))
+		return -1;
+	if (p > 1) {
+		*why = "a probability is at most 1 (100%)";
+		return -1;
+	}
+	fail[ph] = p;
+	return 0;
 }
 
 uint64_t replay_backoff_ns(const struct replay_config *c, unsigned int a)
@@ -220,4 +260,79 @@ uint64_t replay_backoff_ns(const struct replay_config *c, unsigned int a)
 	if (shift > 20)
 		shift = 20;
 	return c->backoff_ns << shift;
+}
+
+/* Is a less loaded than b: (running + queued) / slots, compared exactly. */
+static bool lighter(const struct replay_site_load *a,
+		    const struct replay_site_load *b)
+{
+	return (uint64_t)(a->running + a->queued) * b->slots <
+	       (uint64_t)(b->running + b->queued) * a->slots;
+}
+
+uint32_t replay_assign_site(enum replay_assign how,
+			    const struct replay_config *c,
+			    const struct jobrec *r, unsigned int attempt,
+			    const struct replay_site_load *sites, uint32_t nr,
+			    uint32_t recorded, const struct replay_locality *loc)
+{
+	const struct replay_locality_entry *data;
+	uint32_t s, best = 0;
+	uint64_t key;
+	size_t k;
+
+	switch (how) {
+	case REPLAY_ASSIGN_DATA_LOCAL:
+		data = replay_locality_of(loc, r->category);
+		if (!data)
+			return replay_assign_site(REPLAY_ASSIGN_LEAST_LOADED, c, r,
+						  attempt, sites, nr, recorded, loc);
+		best = data->sites[0];
+		for (k = 1; k < data->nr; k++)
+			if (lighter(&sites[data->sites[k]], &sites[best]))
+				best = data->sites[k];
+		return best;
+	case REPLAY_ASSIGN_RANDOM:
+		key = (c->seed * 0x100000001b3ULL ^ r->id) * 31 + attempt;
+		return (uint32_t)(replay_uniform(key ^ 0x5173) * nr);
+	case REPLAY_ASSIGN_LEAST_LOADED:
+		for (s = 1; s < nr; s++)
+			if (lighter(&sites[s], &sites[best]))
+				best = s;
+		return best;
+	default:
+		return recorded;
+	}
+}
+
+const char *replay_site_param(char *buf, size_t len, unsigned int slots,
+			      const double *fail, uint64_t bw,
+			      uint64_t latency_ns, uint64_t overhead,
+			      uint64_t grace_ns, const char *policy,
+			      const char *users, const char *fn)
+{
+	char rate[FNBLK_UNIT_BUFLEN + 2], lat[FNBLK_UNIT_BUFLEN];
+	char ovh[FNBLK_UNIT_BUFLEN], gr[FNBLK_UNIT_BUFLEN];
+	size_t n = (size_t)snprintf(buf, len, "slots=%u", slots);
+	unsigned int ph;
+
+	for (ph = 0; fail && ph < REPLAY_NR_PHASES && n < len; ph++)
+		if (fail[ph] >= 0)
+			n += (size_t)snprintf(buf + n, len - n, ",fail-%s=%.9f",
+					      replay_phase_names[ph], fail[ph]);
+	if (!policy || n >= len)
+		return buf;
+	if (bw) {
+		fnblk_format_size_exact(bw, rate, sizeof(rate) - 2);
+		strcat(rate, "/s");
+	} else {
+		snprintf(rate, sizeof(rate), "unlimited");
+	}
+	snprintf(buf + n, len - n,
+		 ",bw=%s,latency=%s,overhead=%s,grace=%s,policy=%s,users=%s,fn=%s",
+		 rate, fnblk_format_duration_exact(latency_ns, lat, sizeof(lat)),
+		 fnblk_format_size_exact(overhead, ovh, sizeof(ovh)),
+		 fnblk_format_duration_exact(grace_ns, gr, sizeof(gr)), policy,
+		 users, fn);
+	return buf;
 }

@@ -9,7 +9,8 @@
  * A job runs at one site (an fnblk device with a number of job slots) and,
  * once it has a slot, is a list of operations done in order:
  *
- *   stage-in  copy:   READ all its input (to local scratch)
+ *   stage-in  copy:   READ all its input (to local scratch; a remote read
+ *                     when the site does not hold the job's data)
  *   payload   copy:   COMPUTE, with a checkpoint WRITE every period
  *             direct: k times READ input/k then COMPUTE payload/k (remote
  *                     reads during the payload), checkpoints as above
@@ -98,23 +99,75 @@ uint64_t replay_bytes(const struct replay_config *c, uint64_t record_bytes);
 uint64_t replay_ns(const struct replay_config *c, double record_s);
 
 /*
- * The operations of job r. Reuses p's memory (zero-initialise p first;
- * replay_plan_free releases it). Returns 0, or -1 with a reason in *why
- * (out of memory, plan too long).
+ * The operations of job r at a site that holds its input data (local) or
+ * not: away from its data, its stage-in reads are remote too. Reuses p's
+ * memory (zero-initialise p first; replay_plan_free releases it). Returns
+ * 0, or -1 with a reason in *why (out of memory, plan too long).
  */
 int replay_plan_build(const struct replay_config *c, const struct jobrec *r,
-		      struct replay_plan *p, const char **why);
+		      bool local, struct replay_plan *p, const char **why);
 void replay_plan_free(struct replay_plan *p);
 
 /*
- * Does phase ph of attempt a (1-based) of job r fail? A pure function of
- * the seed, the job's id, the attempt and the phase, so the emulation and
- * the simulation draw the same failures whatever order they run jobs in.
+ * Does phase ph of attempt a (1-based) of job r fail at a site whose own
+ * failure probabilities are site_fail (NULL, or a negative entry: the
+ * config's)? A pure function of the seed, the job's id, the attempt and
+ * the phase, so the emulation and the simulation draw the same failures
+ * whatever order they run jobs in.
  */
-bool replay_fails(const struct replay_config *c, const struct jobrec *r,
-		  unsigned int attempt, enum replay_phase ph);
+bool replay_fails(const struct replay_config *c, const double *site_fail,
+		  const struct jobrec *r, unsigned int attempt,
+		  enum replay_phase ph);
+/* Parse "fail-PHASE=P" (P as 0.05 or 5%) into fail[]; 1 if key is not one. */
+int replay_site_fail_set(double *fail, const char *key, const char *value,
+			 const char **why);
 /* Wait before attempt a + 1 (a >= 1) after attempt a failed. */
 uint64_t replay_backoff_ns(const struct replay_config *c, unsigned int a);
+
+/* Where a job goes when it arrives (and when it is retried). */
+enum replay_assign {
+	REPLAY_ASSIGN_RECORDED,		/* the site its record names */
+	REPLAY_ASSIGN_RANDOM,		/* uniform, drawn from seed, id, attempt */
+	REPLAY_ASSIGN_LEAST_LOADED,	/* fewest (running + queued) per slot */
+	REPLAY_ASSIGN_DATA_LOCAL,	/* least-loaded of the sites with its data */
+	REPLAY_NR_ASSIGN,
+};
+
+extern const char *const replay_assign_names[];
+
+/* What assignment knows of a site when a job arrives. */
+struct replay_site_load {
+	unsigned int running;
+	unsigned int queued;
+	unsigned int slots;
+};
+
+struct replay_locality;
+
+/*
+ * The site (index into sites) for attempt a of job r; recorded is the
+ * index of the site its record names (REPLAY_ASSIGN_RECORDED), loc where
+ * categories have their data (may be NULL: everywhere).
+ */
+uint32_t replay_assign_site(enum replay_assign how,
+			    const struct replay_config *c,
+			    const struct jobrec *r, unsigned int attempt,
+			    const struct replay_site_load *sites, uint32_t nr,
+			    uint32_t recorded, const struct replay_locality *loc);
+
+/*
+ * The "# param site.NAME=" value both replay tools record for a site, so
+ * that a run can be simulated again: "slots=N[,fail-PHASE=P]...,bw=RATE,
+ * latency=DUR,overhead=SIZE,grace=DUR,policy=P,users=U,fn=SPEC" (fn last:
+ * it may hold commas; fail only where the site has its own). bw 0 is
+ * "unlimited"; bw 0 with policy NULL: a device that is not fnblk, only
+ * the slots and failures. Returns buf.
+ */
+const char *replay_site_param(char *buf, size_t len, unsigned int slots,
+			      const double *fail, uint64_t bw,
+			      uint64_t latency_ns, uint64_t overhead,
+			      uint64_t grace_ns, const char *policy,
+			      const char *users, const char *fn);
 
 /* A uniform double in [0, 1) from a 64-bit key (splitmix64). */
 double replay_uniform(uint64_t key);

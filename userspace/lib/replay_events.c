@@ -213,8 +213,8 @@ int replay_builder_add(struct replay_builder *b, const struct replay_row *r,
 }
 
 int replay_events_read_file(const char *path, struct fnblk_events *params,
-			    replay_result_fn fn, void *ctx, char *err,
-			    size_t errlen)
+			    replay_result_fn fn, replay_row_fn row_fn,
+			    void *ctx, char *err, size_t errlen)
 {
 	struct reader rd = { .name = path, .err = err, .errlen = errlen };
 	size_t cap = 0, field_cap = 0;
@@ -282,7 +282,8 @@ int replay_events_read_file(const char *path, struct fnblk_events *params,
 			fail(&rd, "%s", msg);
 			goto out;
 		}
-		if (nr > 0 && fn(ctx, &rd.job.res)) {
+		if ((row_fn && row_fn(ctx, &row)) ||
+		    (nr > 0 && fn && fn(ctx, &rd.job.res))) {
 			fail(&rd, "job %" PRIu64 ": out of memory", row.id);
 			goto out;
 		}

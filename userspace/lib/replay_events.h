@@ -105,14 +105,17 @@ int replay_events_row(FILE *f, const struct replay_row *r);
 
 /* Called for each job of a file; non-zero (out of memory) stops the reader. */
 typedef int (*replay_result_fn)(void *ctx, const struct replay_result *res);
+/* Called for each row, once checked; non-zero stops the reader. */
+typedef int (*replay_row_fn)(void *ctx, const struct replay_row *row);
 
 /*
  * Read an event file ("-" = standard input): its params go into params
- * (may be NULL), each job is passed to fn once its "job" row is read.
- * Returns 0, or -1 with "name:line: what" in err.
+ * (may be NULL), each row to row_fn (may be NULL), each job to fn (may be
+ * NULL) once its "job" row is read. Returns 0, or -1 with "name:line:
+ * what" in err.
  */
 int replay_events_read_file(const char *path, struct fnblk_events *params,
-			    replay_result_fn fn, void *ctx, char *err,
-			    size_t errlen);
+			    replay_result_fn fn, replay_row_fn row_fn,
+			    void *ctx, char *err, size_t errlen);
 
 #endif /* FNBLK_REPLAY_EVENTS_H */

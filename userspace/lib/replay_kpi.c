@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Replay KPIs (see replay_kpi.h). */
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -140,6 +141,44 @@ void replay_kpi_figures(const struct replay_kpi *k, struct replay_group *g,
 	f->remote_fraction = ratio((double)g->remote_bytes,
 				   (double)g->in_bytes);
 	f->makespan_s = (double)(g->end_ns - k->first_arrival_ns) / 1e9;
+}
+
+#define FIGURE(f)	[REPLAY_FIG_##f] = offsetof(struct replay_figures, f)
+
+enum {
+	REPLAY_FIG_queue_mean_s, REPLAY_FIG_queue_p50_s, REPLAY_FIG_queue_p95_s,
+	REPLAY_FIG_queue_p99_s, REPLAY_FIG_wall_mean_s, REPLAY_FIG_wall_p95_s,
+	REPLAY_FIG_io_share, REPLAY_FIG_error_rate,
+	REPLAY_FIG_attempt_error_rate, REPLAY_FIG_remote_fraction,
+	REPLAY_FIG_makespan_s,
+};
+
+static const size_t figure_offset[REPLAY_NR_FIGURES] = {
+	FIGURE(queue_mean_s), FIGURE(queue_p50_s), FIGURE(queue_p95_s),
+	FIGURE(queue_p99_s), FIGURE(wall_mean_s), FIGURE(wall_p95_s),
+	FIGURE(io_share), FIGURE(error_rate), FIGURE(attempt_error_rate),
+	FIGURE(remote_fraction), FIGURE(makespan_s),
+};
+
+const char *const replay_figure_names[REPLAY_NR_FIGURES] = {
+	"queue_mean_s", "queue_p50_s", "queue_p95_s", "queue_p99_s",
+	"wall_mean_s", "wall_p95_s", "io_share", "error_rate",
+	"attempt_error_rate", "remote_fraction", "makespan_s",
+};
+
+double replay_figure(const struct replay_figures *f, unsigned int i)
+{
+	return *(const double *)((const char *)f + figure_offset[i]);
+}
+
+int replay_figure_index(const char *name)
+{
+	int i;
+
+	for (i = 0; i < REPLAY_NR_FIGURES; i++)
+		if (!strcmp(replay_figure_names[i], name))
+			return i;
+	return -1;
 }
 
 static void print_row(FILE *out, const struct replay_kpi *k,

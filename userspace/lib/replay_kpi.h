@@ -64,6 +64,13 @@ int replay_kpi_add_fn(void *ctx, const struct replay_result *r);
 void replay_kpi_figures(const struct replay_kpi *k, struct replay_group *g,
 			struct replay_figures *f);
 
+/* The figures by name ("queue_mean_s", ...), in a fixed order. */
+#define REPLAY_NR_FIGURES	11
+extern const char *const replay_figure_names[REPLAY_NR_FIGURES];
+double replay_figure(const struct replay_figures *f, unsigned int i);
+/* Index of a figure's name, or -1. */
+int replay_figure_index(const char *name);
+
 /* Text tables: all, per site, per category. */
 void replay_kpi_print(FILE *out, struct replay_kpi *k);
 /* {"all": {...}, "sites": {name: {...}}, "categories": {...}} */

@@ -6,28 +6,29 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sim_cli.h"
 #include "commands.h"
 #include "diag.h"
-#include "print.h"
 #include "replay_engine.h"
+#include "replay_sites.h"
+#include "replay_cli.h"
+#include "kpi.h"
 #include "replay_kpi.h"
+#include "replay_locality.h"
 #include "units.h"
 
-#define MAX_SITES	1024
-
 struct replay_args {
-	struct replay_config rc;
-	unsigned int stagein;		/* enum replay_stagein_policy */
-	unsigned int assign;		/* enum replay_assign */
-	const char *site_spec[MAX_SITES];
-	unsigned int nr_sites;
+	struct replay_cli r;
+	struct replay_site_specs sites;
+	/* --compare: the emulated run's locality map, by category. */
+	const char *loc_category[REPLAY_MAX_SITES];
+	const char *loc_sites[REPLAY_MAX_SITES];
+	unsigned int nr_loc;
 	const char *events_path;
-	bool keep_record_failures;
+	const char *compare_path;
 	bool json;
 };
 
@@ -43,158 +44,11 @@ static const char replay_about[] =
 	"jobs, per site and per job category.\n\n"
 	"Each --site is a device with job slots; the device options below "
 	"are every site's defaults, and a site overrides them with KEY=VALUE "
-	"pairs: slots, bw, latency, overhead, grace, policy, users, and fn, "
+	"pairs: slots, fail-stagein, fail-payload, fail-stageout (the "
+	"site's own failure probabilities), bw, latency, overhead, grace, "
+	"policy, users, and fn, "
 	"which comes last and takes the rest of the text (a table holds "
 	"commas): --site BNL,slots=8,bw=64MiB/s,fn=table:1,0.9,0.8.";
-
-static const char *stagein_choice(unsigned int i)
-{
-	return i <= REPLAY_STAGEIN_COPY ? replay_stagein_names[i] : NULL;
-}
-
-static const char *assign_choice(unsigned int i)
-{
-	return i < REPLAY_NR_ASSIGN ? replay_assign_names[i] : NULL;
-}
-
-static int set_real(const char *arg, bool percent, double min, double max,
-		    double *v, char *err, size_t errlen)
-{
-	const char *why;
-
-	if (fnblk_parse_real(arg, percent, v, &why))
-		return fnblk_seterr(err, errlen, "%s", why);
-	if (!(*v >= min && *v <= max))
-		return fnblk_seterr(err, errlen, "out of range (%g to %g)", min,
-				    max);
-	return 0;
-}
-
-static int set_scale(void *ctx, const struct cli_option *o, const char *arg,
-		     char *err, size_t errlen)
-{
-	struct replay_args *a = ctx;
-	double *v = !strcmp(o->name, "time-scale") ? &a->rc.time_scale :
-		    &a->rc.byte_scale;
-
-	if (set_real(arg, false, 0, 1e12, v, err, errlen))
-		return -1;
-	if (!(*v > 0))
-		return fnblk_seterr(err, errlen, "must be above 0");
-	return 0;
-}
-
-static const char *show_scale(void *ctx, const struct cli_option *o,
-			      char *buf, size_t len)
-{
-	struct replay_args *a = ctx;
-
-	snprintf(buf, len, "%g", !strcmp(o->name, "time-scale") ?
-		 a->rc.time_scale : a->rc.byte_scale);
-	return buf;
-}
-
-static int phase_of(const struct cli_option *o)
-{
-	return !strcmp(o->name, "fail-stagein") ? REPLAY_STAGEIN :
-	       !strcmp(o->name, "fail-payload") ? REPLAY_PAYLOAD :
-	       REPLAY_STAGEOUT;
-}
-
-static int set_fail(void *ctx, const struct cli_option *o, const char *arg,
-		    char *err, size_t errlen)
-{
-	struct replay_args *a = ctx;
-
-	return set_real(arg, true, 0, 1, &a->rc.fail[phase_of(o)], err, errlen);
-}
-
-static const char *show_fail(void *ctx, const struct cli_option *o,
-			     char *buf, size_t len)
-{
-	struct replay_args *a = ctx;
-
-	snprintf(buf, len, "%g%%", 100 * a->rc.fail[phase_of(o)]);
-	return buf;
-}
-
-static int add_site(void *ctx, const struct cli_option *o, const char *arg,
-		    char *err, size_t errlen)
-{
-	struct replay_args *a = ctx;
-
-	(void)o;
-	if (a->nr_sites == MAX_SITES)
-		return fnblk_seterr(err, errlen, "at most %d sites", MAX_SITES);
-	a->site_spec[a->nr_sites++] = arg;
-	return 0;
-}
-
-/*
- * "NAME[,KEY=VALUE]..." into site s, from the defaults in o. fn takes the
- * rest of the text, commas included.
- */
-static int parse_site(const char *spec, const struct sim_options *dflt,
-		      struct replay_site *s, char *err, size_t errlen)
-{
-	struct sim_options o = *dflt;
-	char *copy = strdup(spec), *p, *next, msg[256];
-	size_t name_len = strcspn(spec, ",");
-	int ret = -1;
-
-	if (!copy)
-		return fnblk_seterr(err, errlen, "out of memory");
-	memset(s, 0, sizeof(*s));
-	s->slots = 1;
-	if (!name_len || name_len >= sizeof(s->name) ||
-	    strcspn(spec, "\"") < name_len) {
-		fnblk_seterr(err, errlen, "site '%s': a name of 1 to %zu characters first",
-			     spec, sizeof(s->name) - 1);
-		goto out;
-	}
-	memcpy(s->name, spec, name_len);
-	for (p = copy[name_len] ? copy + name_len + 1 : NULL; p; p = next) {
-		char *eq = strchr(p, '=');
-		const char *why;
-		uint64_t v;
-
-		if (!eq) {
-			fnblk_seterr(err, errlen, "site %s: '%s' is not KEY=VALUE",
-				     s->name, p);
-			goto out;
-		}
-		*eq = '\0';
-		next = NULL;
-		if (strcmp(p, "fn")) {
-			next = strchr(eq + 1, ',');
-			if (next)
-				*next++ = '\0';
-		}
-		if (!strcmp(p, "slots")) {
-			if (fnblk_parse_uint(eq + 1, 1, 1000000, &v, &why)) {
-				fnblk_seterr(err, errlen, "site %s: slots '%s': %s (1 to 1000000)",
-					     s->name, eq + 1, why);
-				goto out;
-			}
-			s->slots = (unsigned int)v;
-			continue;
-		}
-		if (!strcmp(p, "bs") || !strcmp(p, "qd") ||
-		    sim_options_set(&o, p, eq + 1, msg, sizeof(msg))) {
-			fnblk_seterr(err, errlen, "site %s: %s '%s': %s", s->name,
-				     p, eq + 1,
-				     !strcmp(p, "bs") || !strcmp(p, "qd") ?
-				     "the request size and depth are every job's (--bs, --qd)" :
-				     msg);
-			goto out;
-		}
-	}
-	s->dev = o.dev;
-	ret = 0;
-out:
-	free(copy);
-	return ret;
-}
 
 struct replay_out {
 	FILE *events;
@@ -220,67 +74,33 @@ static int out_result(void *ctx, const struct replay_result *r)
 	return replay_kpi_add(&ro->kpi, r);
 }
 
-static void add_param(void *arg, const char *name, const char *value)
-{
-	fnblk_events_set_param(arg, name, value);
-}
-
 /* Every setting as a "# param" line, so a file says how it was made. */
-static int make_params(const struct replay_args *a, const struct sim_options *o,
-		       const struct replay_site *sites, struct fnblk_events *p)
+static int make_params(const struct replay_args *a,
+		       const struct replay_site *sites, const char *const *names,
+		       const struct replay_locality *loc, struct fnblk_events *p)
 {
-	char name[96], value[FNBLK_FN_SPEC_LEN + 256], buf[64];
+	char name[96], value[FNBLK_FN_SPEC_LEN + 256];
 	unsigned int i;
 
 	fnblk_events_init(p);
-	snprintf(value, sizeof(value), "%g", a->rc.time_scale);
-	add_param(p, "time_scale", value);
-	snprintf(value, sizeof(value), "%g", a->rc.byte_scale);
-	add_param(p, "byte_scale", value);
-	add_param(p, "stagein", replay_stagein_names[a->rc.stagein]);
-	add_param(p, "assign", replay_assign_names[a->assign]);
-	snprintf(value, sizeof(value), "%u", a->rc.max_chunks);
-	add_param(p, "chunks", value);
-	add_param(p, "ckpt_period", fnblk_format_duration_exact(a->rc.ckpt_period_ns, buf, sizeof(buf)));
-	add_param(p, "ckpt_size", fnblk_format_size_exact(a->rc.ckpt_bytes, buf, sizeof(buf)));
-	for (i = 0; i < REPLAY_NR_PHASES; i++) {
-		snprintf(name, sizeof(name), "fail_%s", replay_phase_names[i]);
-		snprintf(value, sizeof(value), "%g", a->rc.fail[i]);
-		add_param(p, name, value);
-	}
-	add_param(p, "record_failures", a->rc.fail_from_records ? "yes" : "no");
-	snprintf(value, sizeof(value), "%u", a->rc.max_attempts);
-	add_param(p, "attempts", value);
-	add_param(p, "backoff", fnblk_format_duration_exact(a->rc.backoff_ns, buf, sizeof(buf)));
-	snprintf(value, sizeof(value), "%" PRIu64, a->rc.seed);
-	add_param(p, "seed", value);
-	add_param(p, "bs", fnblk_format_size_exact(o->io.bs, buf, sizeof(buf)));
-	snprintf(value, sizeof(value), "%u", o->io.qd);
-	add_param(p, "qd", value);
-	for (i = 0; i < a->nr_sites; i++) {
+	if (replay_cli_params(&a->r, p) || replay_locality_params(loc, names, p))
+		return -1;
+	for (i = 0; i < a->sites.nr; i++) {
 		const struct replay_site *s = &sites[i];
 		char fn[FNBLK_FN_SPEC_LEN];
-		char lat[32], ovh[32], gr[32];
 
 		snprintf(name, sizeof(name), "site.%s", s->name);
-		if (s->dev.bw) {
-			fnblk_format_size_exact(s->dev.bw, buf, sizeof(buf) - 2);
-			strcat(buf, "/s");
-		} else {
-			snprintf(buf, sizeof(buf), "unlimited");
-		}
 		fnblk_fn_format(&s->dev.fn, fn, sizeof(fn));
-		snprintf(value, sizeof(value),
-			 "slots=%u,bw=%s,latency=%s,overhead=%s,grace=%s,policy=%s,users=%s,fn=%s",
-			 s->slots, buf,
-			 fnblk_format_duration_exact(s->dev.latency_ns, lat, sizeof(lat)),
-			 fnblk_format_size_exact(s->dev.overhead, ovh, sizeof(ovh)),
-			 fnblk_format_duration_exact(s->dev.grace_ns, gr, sizeof(gr)),
-			 fnblk_policy_names[s->dev.policy],
-			 fnblk_users_names[s->dev.users], fn);
-		add_param(p, name, value);
+		replay_site_param(value, sizeof(value), s->slots, s->fail,
+				  s->dev.bw,
+				  s->dev.latency_ns, s->dev.overhead,
+				  s->dev.grace_ns,
+				  fnblk_policy_names[s->dev.policy],
+				  fnblk_users_names[s->dev.users], fn);
+		if (fnblk_events_set_param(p, name, value))
+			return -1;
 	}
-	return p->nr_params ? 0 : -1;
+	return 0;
 }
 
 static void print_kpi(FILE *f, const struct replay_args *a,
@@ -304,71 +124,176 @@ static void print_kpi(FILE *f, const struct replay_args *a,
 	json_decref(o);
 }
 
+/*
+ * --compare: the emulated run's settings and sites (its # param lines;
+ * sites given on the command line win) and its figures.
+ */
+static int load_emulated(struct replay_args *a, char **owned,
+			 struct replay_kpi *emulated, char *err, size_t errlen)
+{
+	struct fnblk_events p;
+	bool own_sites = !a->sites.nr;
+	size_t i;
+	int ret = -1;
+
+	fnblk_events_init(&p);
+	if (replay_events_read_file(a->compare_path, &p, replay_kpi_add_fn, NULL,
+				    emulated, err, errlen))
+		goto out;
+	for (i = 0; i < p.nr_params; i++) {
+		const char *name = p.params[i].name, *value = p.params[i].value;
+		char msg[256];
+
+		if (!strncmp(name, "locality.", 9)) {
+			if (a->nr_loc == REPLAY_MAX_SITES ||
+			    asprintf(&owned[REPLAY_MAX_SITES + 2 * a->nr_loc], "%s", name + 9) < 0 ||
+			    asprintf(&owned[REPLAY_MAX_SITES + 2 * a->nr_loc + 1], "%s", value) < 0) {
+				fnblk_seterr(err, errlen, "too many locality lines");
+				goto out;
+			}
+			a->loc_category[a->nr_loc] = owned[REPLAY_MAX_SITES + 2 * a->nr_loc];
+			a->loc_sites[a->nr_loc] = owned[REPLAY_MAX_SITES + 2 * a->nr_loc + 1];
+			a->nr_loc++;
+			continue;
+		}
+		if (!strncmp(name, "site.", 5)) {
+			if (!own_sites)
+				continue;
+			if (!strstr(value, "bw=")) {
+				fnblk_seterr(err, errlen, "%s: site %s has no device settings (not an fnblk device?): give the sites with --site",
+					     a->compare_path, name + 5);
+				goto out;
+			}
+			if (a->sites.nr == REPLAY_MAX_SITES ||
+			    asprintf(&owned[a->sites.nr], "%s,%s", name + 5, value) < 0) {
+				fnblk_seterr(err, errlen, "too many sites");
+				goto out;
+			}
+			a->sites.spec[a->sites.nr] = owned[a->sites.nr];
+			a->sites.nr++;
+			continue;
+		}
+		if (replay_cli_set(&a->r, name, value, msg, sizeof(msg)) < 0) {
+			fnblk_seterr(err, errlen, "%s: param %s=%s: %s",
+				     a->compare_path, name, value, msg);
+			goto out;
+		}
+	}
+	if (!a->sites.nr) {
+		fnblk_seterr(err, errlen, "%s: no site.NAME param: not a replay's events?",
+			     a->compare_path);
+		goto out;
+	}
+	ret = 0;
+out:
+	fnblk_events_free(&p);
+	return ret;
+}
+
+static struct replay_group *find_group(struct replay_group *g, size_t nr,
+				       const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < nr; i++)
+		if (!strcmp(g[i].name, name))
+			return &g[i];
+	return NULL;
+}
+
+/* One group side by side: text rows, or a JSON object. */
+static json_t *compare_group(FILE *f, bool json, const char *kind,
+			     struct replay_kpi *em, struct replay_group *ge,
+			     struct replay_kpi *pr, struct replay_group *gp)
+{
+	struct replay_figures fe, fp;
+	json_t *o = json ? json_object() : NULL;
+	size_t i;
+
+	replay_kpi_figures(em, ge, &fe);
+	if (gp)
+		replay_kpi_figures(pr, gp, &fp);
+	if (!json)
+		fprintf(f, "%s%s%s: %" PRIu64 " jobs emulated, %" PRIu64 " predicted\n",
+			ge == &em->all ? "" : kind, ge == &em->all ? "" : " ",
+			ge->name, fe.jobs, gp ? fp.jobs : 0);
+	for (i = 0; i < REPLAY_NR_FIGURES; i++) {
+		double e = replay_figure(&fe, i), p = gp ? replay_figure(&fp, i) : 0;
+
+		if (json)
+			json_object_set_new(o, replay_figure_names[i],
+					    json_pack("{sf sf sf}", "emulated", e,
+						      "predicted", p, "rel_error",
+						      kpi_rel_error(p, e)));
+		else
+			fprintf(f, "  %-20s %12.4f %12.4f %+9.1f%%\n",
+				replay_figure_names[i], e, p, 100 * kpi_rel_error(p, e));
+	}
+	return o;
+}
+
+static json_t *compare_groups(FILE *f, bool json, const char *kind,
+			      struct replay_kpi *em, struct replay_group *ge,
+			      size_t nre, struct replay_kpi *pr,
+			      struct replay_group *gp, size_t nrp)
+{
+	json_t *o = json ? json_object() : NULL;
+	size_t i;
+
+	for (i = 0; i < nre; i++) {
+		json_t *g = compare_group(f, json, kind, em, &ge[i], pr,
+					  find_group(gp, nrp, ge[i].name));
+
+		if (o)
+			json_object_set_new(o, ge[i].name, g);
+	}
+	return o;
+}
+
+static void print_compare(FILE *f, bool json, struct replay_kpi *em,
+			  struct replay_kpi *pr)
+{
+	json_t *o, *all, *sites, *cats;
+
+	if (!json)
+		fprintf(f, "%-22s %12s %12s %10s\n", "", "emulated", "predicted",
+			"error");
+	/* One after the other: the text comes out in this order. */
+	all = compare_group(f, json, "all", em, &em->all, pr, &pr->all);
+	sites = compare_groups(f, json, "site", em, em->sites, em->nr_sites,
+			       pr, pr->sites, pr->nr_sites);
+	cats = compare_groups(f, json, "category", em, em->categories,
+			      em->nr_categories, pr, pr->categories,
+			      pr->nr_categories);
+	o = json ? json_pack("{so so so}", "all", all, "sites", sites,
+			     "categories", cats) : NULL;
+	if (json && o) {
+		json_dumpf(o, f, JSON_INDENT(2) | JSON_REAL_PRECISION(9));
+		fputc('\n', f);
+	}
+	json_decref(o);
+}
+
 int cmd_replay(int argc, char **argv)
 {
 	static struct replay_args a;
 	static struct sim_options o;
+	const struct cli_option site_options[] = {
+		REPLAY_SITE_OPTION,
+		{ .name = NULL },
+	};
 	const struct cli_option replay_options[] = {
-		{ .name = "site", .arg = "NAME[,KEY=VALUE]...", .type = CLI_CALL,
-		  .set = add_site, .dflt = "",
-		  .help = "a site: a device with job slots (slots=1 unless "
-			  "given); repeat for more sites" },
-		{ .name = "assign", .arg = "POLICY", .type = CLI_CHOICE,
-		  .var = &a.assign, .choice = assign_choice,
-		  .help = "where a job runs: recorded (its record's site), "
-			  "random, or least-loaded (fewest running and queued "
-			  "jobs per slot when it arrives)" },
-		{ .name = "stagein", .arg = "MODE", .type = CLI_CHOICE,
-		  .var = &a.stagein, .choice = stagein_choice,
-		  .help = "recorded (the record's transfertype; empty = copy), "
-			  "direct (read input during the payload) or copy "
-			  "(read it all first)" },
-		{ .name = "time-scale", .arg = "X", .type = CLI_CALL,
-		  .set = set_scale, .show = show_scale,
-		  .help = "record seconds per replayed second" },
-		{ .name = "byte-scale", .arg = "X", .type = CLI_CALL,
-		  .set = set_scale, .show = show_scale,
-		  .help = "record bytes per replayed byte (then rounded up to "
-			  "4KiB)" },
-		{ .name = "chunks", .arg = "N", .type = CLI_UINT,
-		  .var = &a.rc.max_chunks, .min = 1, .max = REPLAY_MAX_CHUNKS,
-		  .help = "a direct job reads its input in as many pieces as "
-			  "it has files, at most N, each followed by its "
-			  "share of the payload" },
-		{ .name = "ckpt-period", .arg = "DUR", .type = CLI_DURATION,
-		  .var = &a.rc.ckpt_period_ns,
-		  .help = "payload compute between checkpoints (replayed "
-			  "time); 0 = none" },
-		{ .name = "ckpt-size", .arg = "SIZE", .type = CLI_SIZE,
-		  .var = &a.rc.ckpt_bytes, .align = 4096,
-		  .help = "bytes of each checkpoint" },
-		{ .name = "fail-stagein", .arg = "P", .type = CLI_CALL,
-		  .set = set_fail, .show = show_fail,
-		  .help = "probability that an attempt's stage-in fails (0.05 "
-			  "or 5%)" },
-		{ .name = "fail-payload", .arg = "P", .type = CLI_CALL,
-		  .set = set_fail, .show = show_fail,
-		  .help = "probability that an attempt's payload fails" },
-		{ .name = "fail-stageout", .arg = "P", .type = CLI_CALL,
-		  .set = set_fail, .show = show_fail,
-		  .help = "probability that an attempt's stage-out fails" },
-		{ .name = "ignore-record-failures", .type = CLI_FLAG,
-		  .var = &a.keep_record_failures,
-		  .help = "replay failed records as if they had succeeded "
-			  "(by default every attempt of a job whose record "
-			  "failed fails in its payload)" },
-		{ .name = "attempts", .arg = "N", .type = CLI_UINT,
-		  .var = &a.rc.max_attempts, .min = 1, .max = 100,
-		  .help = "attempts per job before it counts as failed" },
-		{ .name = "backoff", .arg = "DUR", .type = CLI_DURATION,
-		  .var = &a.rc.backoff_ns,
-		  .help = "wait before the second attempt; doubles for each "
-			  "further one" },
-		{ .name = "seed", .arg = "N", .type = CLI_U64, .var = &a.rc.seed,
-		  .help = "seed of the failure and random-site draws" },
+		REPLAY_CLI_OPTIONS(&a.r),
 		{ .name = NULL },
 	};
 	const struct cli_option out_options[] = {
+		{ .name = "compare", .arg = "EVENTS", .type = CLI_STRING,
+		  .var = &a.compare_path, .dflt = "none",
+		  .help = "the events of fnblk-replay's run of the same records: "
+			  "simulate it with its settings and sites (its param "
+			  "lines win over options; --site overrides its sites) "
+			  "and print emulated, predicted and their relative "
+			  "error" },
 		{ .name = "output", .key = 'o', .arg = "FILE", .type = CLI_STRING,
 		  .var = &a.events_path, .dflt = "none",
 		  .help = "write every job's events (replay event format; "
@@ -377,11 +302,11 @@ int cmd_replay(int argc, char **argv)
 		{ .name = NULL },
 	};
 	const struct cli_group groups[] = {
-		{ .title = "Replay", .options = replay_options, .ctx = &a },
+		{ .title = "Sites", .options = site_options, .ctx = &a.sites },
+		{ .title = "Replay, as fnblk-replay takes it",
+		  .options = replay_options, .ctx = &a.r },
 		{ .title = "Every site's device (a --site may override)",
 		  .options = sim_device_cli_options, .ctx = &o },
-		{ .title = "Requests of every job's reads and writes",
-		  .options = sim_io_cli_options, .ctx = &o },
 		{ .title = "Output", .options = out_options },
 		{ .title = NULL },
 	};
@@ -392,6 +317,11 @@ int cmd_replay(int argc, char **argv)
 			     "time, fractions)",
 	};
 	struct replay_site *sites = NULL;
+	struct replay_kpi emulated;
+	/* Strings from the --compare file: sites, then locality pairs. */
+	static char *owned[3 * REPLAY_MAX_SITES];
+	struct replay_locality loc;
+	const char **names = NULL;
 	struct replay_out ro = { 0 };
 	struct replay_sim_sink sink = {
 		.ctx = &ro, .rows = out_rows, .result = out_result,
@@ -409,43 +339,44 @@ int cmd_replay(int argc, char **argv)
 	jobrecs_init(&t);
 	fnblk_events_init(&params);
 	replay_kpi_init(&ro.kpi);
-	replay_config_default(&a.rc);
-	a.stagein = REPLAY_STAGEIN_RECORDED;
-	a.assign = REPLAY_ASSIGN_RECORDED;
+	replay_kpi_init(&emulated);
+	replay_locality_init(&loc);
+	replay_cli_init(&a.r);
 	if (sim_options_init(&o))
 		return cli_error(&prog, "out of memory");
 	ret = cli_parse(&prog, argc, argv, &first);
+	if (ret == CLI_CONTINUE && a.compare_path &&
+	    load_emulated(&a, owned, &emulated, err, sizeof(err)))
+		ret = cli_error(&prog, "%s", err);
 	if (ret == CLI_CONTINUE && first == argc)
 		ret = cli_usage_error(&prog, "no RECORDS file");
 	if (ret == CLI_CONTINUE && argc - first > 1)
 		ret = cli_usage_error(&prog, "unexpected operand '%s'", argv[first + 1]);
-	if (ret == CLI_CONTINUE && !a.nr_sites)
+	if (ret == CLI_CONTINUE && !a.sites.nr)
 		ret = cli_usage_error(&prog, "no --site");
-	if (ret == CLI_CONTINUE && !o.io.bs)
-		ret = cli_usage_error(&prog, "--bs 0 has no meaning here: every read and write is split into requests");
-	a.rc.stagein = (enum replay_stagein_policy)a.stagein;
-	a.rc.fail_from_records = !a.keep_record_failures;
 	if (ret == CLI_CONTINUE) {
 		const char *why;
 
-		if (replay_config_check(&a.rc, &why))
+		if (replay_cli_finish(&a.r, &why))
 			ret = cli_usage_error(&prog, "%s", why);
 	}
+	if (ret == CLI_CONTINUE &&
+	    replay_sites_parse(&a.sites, &o, &sites, err, sizeof(err)))
+		ret = cli_usage_error(&prog, "%s", err);
 	if (ret == CLI_CONTINUE) {
-		sites = calloc(a.nr_sites, sizeof(*sites));
-		if (!sites)
+		names = calloc(a.sites.nr, sizeof(*names));
+		for (i = 0; names && i < a.sites.nr; i++)
+			names[i] = sites[i].name;
+		if (!names)
 			ret = cli_error(&prog, "out of memory");
 	}
-	for (i = 0; ret == CLI_CONTINUE && i < a.nr_sites; i++) {
-		unsigned int k;
-
-		if (parse_site(a.site_spec[i], &o, &sites[i], err, sizeof(err)))
-			ret = cli_usage_error(&prog, "%s", err);
-		for (k = 0; ret == CLI_CONTINUE && k < i; k++)
-			if (!strcmp(sites[k].name, sites[i].name))
-				ret = cli_usage_error(&prog, "site %s given twice",
-						      sites[i].name);
-	}
+	if (ret == CLI_CONTINUE &&
+	    replay_cli_locality(&a.r, names, a.sites.nr, &loc, err, sizeof(err)))
+		ret = cli_usage_error(&prog, "--locality: %s", err);
+	for (i = 0; ret == CLI_CONTINUE && !a.r.locality_path && i < a.nr_loc; i++)
+		if (replay_locality_add(&loc, a.loc_category[i], a.loc_sites[i],
+					names, a.sites.nr, err, sizeof(err)))
+			ret = cli_error(&prog, "%s: locality: %s", a.compare_path, err);
 	if (ret != CLI_CONTINUE)
 		goto out;
 	ret = CLI_EXIT_FAILURE;
@@ -453,7 +384,7 @@ int cmd_replay(int argc, char **argv)
 		cli_error(&prog, "%s", err);
 		goto out;
 	}
-	if (make_params(&a, &o, sites, &params)) {
+	if (make_params(&a, sites, names, &loc, &params)) {
 		cli_error(&prog, "out of memory");
 		goto out;
 	}
@@ -472,9 +403,9 @@ int cmd_replay(int argc, char **argv)
 		replay_events_header(ro.events, "sim", &params);
 	}
 	sim = (struct replay_sim) {
-		.rc = &a.rc, .sites = sites, .nr_sites = a.nr_sites,
-		.assign = (enum replay_assign)a.assign, .bs = o.io.bs,
-		.qd = o.io.qd,
+		.rc = &a.r.rc, .sites = sites, .nr_sites = a.sites.nr,
+		.assign = (enum replay_assign)a.r.assign, .bs = a.r.bs,
+		.qd = a.r.qd, .locality = &loc,
 	};
 	t0 = sim_wall_seconds();
 	if (replay_sim_run(&sim, &t, &sink, &st, err, sizeof(err))) {
@@ -490,9 +421,20 @@ int cmd_replay(int argc, char **argv)
 	}
 	ro.events = NULL;
 	/* When the events took standard output, the figures go to stderr. */
-	print_kpi(events_on_stdout ? stderr : stdout, &a, &ro, &st, wall);
+	if (a.compare_path)
+		print_compare(events_on_stdout ? stderr : stdout, a.json,
+			      &emulated, &ro.kpi);
+	else
+		print_kpi(events_on_stdout ? stderr : stdout, &a, &ro, &st, wall);
 	ret = CLI_EXIT_OK;
 out:
+	for (i = 0; i < 3 * REPLAY_MAX_SITES; i++) {
+		free(owned[i]);
+		owned[i] = NULL;
+	}
+	replay_locality_free(&loc);
+	free(names);
+	replay_kpi_free(&emulated);
 	if (ro.events && ro.events != stdout)
 		fclose(ro.events);
 	free(sites);

@@ -10,6 +10,7 @@ int cmd_theory(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);
 
 /* CLOCK_MONOTONIC in seconds, for rates of simulated events. */
 double sim_wall_seconds(void);

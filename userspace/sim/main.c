@@ -19,6 +19,7 @@ static const struct {
 	{ "compare", cmd_compare },
 	{ "bench", cmd_bench },
 	{ "replay", cmd_replay },
+	{ "sweep", cmd_sweep },
 };
 
 static const struct cli_term command_terms[] = {
@@ -30,6 +31,8 @@ static const struct cli_term command_terms[] = {
 	{ "bench", "measure simulated events per second" },
 	{ "replay", "replay job records at simulated sites and predict "
 		    "queue time, wall time, errors and remote access" },
+	{ "sweep", "rank replay policies over many seeds, with confidence "
+		   "intervals" },
 	{ NULL, NULL },
 };
 
@@ -60,7 +63,7 @@ int main(int argc, char **argv)
 	if (ret != CLI_CONTINUE)
 		return ret;
 	if (first == argc)
-		return cli_usage_error(&prog, "no COMMAND (run, theory, compare, bench or replay)");
+		return cli_usage_error(&prog, "no COMMAND (run, theory, compare, bench, replay or sweep)");
 	if (!strcmp(argv[first], "help")) {
 		cli_help(&prog, stdout);
 		return CLI_EXIT_OK;
@@ -68,6 +71,6 @@ int main(int argc, char **argv)
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(argv[first], commands[i].name))
 			return commands[i].fn(argc - first, argv + first);
-	return cli_usage_error(&prog, "unknown command '%s' (expected run, theory, compare, bench or replay)",
+	return cli_usage_error(&prog, "unknown command '%s' (expected run, theory, compare, bench, replay or sweep)",
 			       argv[first]);
 }

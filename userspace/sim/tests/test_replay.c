@@ -11,6 +11,7 @@
 
 #include "replay_engine.h"
 #include "replay_kpi.h"
+#include "replay_locality.h"
 #include "tap.h"
 
 #define MiB		1048576ULL
@@ -64,7 +65,7 @@ static void records(struct jobrecs *t, const char *body)
 
 static struct replay_site site(const char *name, unsigned int slots)
 {
-	struct replay_site s = { .slots = slots };
+	struct replay_site s = { .slots = slots, .fail = { -1, -1, -1 } };
 
 	snprintf(s.name, sizeof(s.name), "%s", name);
 	fnblk_params_default(&s.dev);
@@ -218,7 +219,7 @@ static void test_checkpoints(void)
 	rc.ckpt_period_ns = SEC;
 	rc.ckpt_bytes = MiB;
 	records(&t, "1,2025-01-01 00:00:00,A,2.5,1,0,0,0,copy,finished\n");
-	ok(!replay_plan_build(&rc, &t.r[0], &p, &why) && p.nr == 5 &&
+	ok(!replay_plan_build(&rc, &t.r[0], true, &p, &why) && p.nr == 5 &&
 	   p.ops[1].checkpoint && p.ops[3].checkpoint &&
 	   p.ops[4].amount == SEC / 2,
 	   "plan: compute 1 s, checkpoint, compute 1 s, checkpoint, compute 0.5 s");
@@ -267,6 +268,25 @@ static void test_retries(void)
 	replay_kpi_free(&c.kpi);
 	jobrecs_free(&t);
 
+	/* A site's own probability wins over the config's, for its jobs only. */
+	{
+		struct replay_site two[2] = { site("A", 1), site("B", 1) };
+
+		config(&rc);
+		rc.max_attempts = 2;
+		two[1].fail[REPLAY_STAGEIN] = 1;
+		records(&t, "1,2025-01-01 00:00:00,A,1,1,4096,0,1,copy,finished\n"
+			    "2,2025-01-01 00:00:00,B,1,1,4096,0,1,copy,finished\n");
+		ok(!run(&rc, two, 2, REPLAY_ASSIGN_RECORDED, &t, &c, err,
+			sizeof(err)), "a site with its own failure probability runs");
+		ok(result_of(&c, 1) && !result_of(&c, 1)->failed &&
+		   result_of(&c, 2) && result_of(&c, 2)->failed &&
+		   result_of(&c, 2)->failed_attempts == 2,
+		   "B's stage-ins all fail, A's none");
+		replay_kpi_free(&c.kpi);
+		jobrecs_free(&t);
+	}
+
 	/* A record that failed fails every attempt unless told otherwise. */
 	config(&rc);
 	rc.max_attempts = 2;
@@ -290,11 +310,11 @@ static void test_retries(void)
 
 		other.seed = 2;
 		for (a = 1; a <= 2000; a++) {
-			bool x = replay_fails(&rc, &t.r[0], a, REPLAY_STAGEIN);
+			bool x = replay_fails(&rc, NULL, &t.r[0], a, REPLAY_STAGEIN);
 
 			fails += x;
-			same += x == replay_fails(&rc, &t.r[0], a, REPLAY_STAGEIN);
-			differ += x != replay_fails(&other, &t.r[0], a,
+			same += x == replay_fails(&rc, NULL, &t.r[0], a, REPLAY_STAGEIN);
+			differ += x != replay_fails(&other, NULL, &t.r[0], a,
 						    REPLAY_STAGEIN);
 		}
 		is_u64(same, 2000, "the same draw every time");
@@ -336,6 +356,65 @@ static void test_assignment(void)
 	jobrecs_free(&t);
 }
 
+/*
+ * Category "user.data" has its data at B only: data-local sends its jobs
+ * there; run elsewhere (as recorded, at A), a copy job's stage-in is a
+ * remote read.
+ */
+static void test_locality(void)
+{
+	static const char body[] =
+		"1,2025-01-01 00:00:00,A,1,1,1048576,0,1,copy,finished\n"
+		"2,2025-01-01 00:00:00,A,1,1,1048576,0,1,copy,finished\n";
+	struct replay_site s[2] = { site("A", 2), site("B", 2) };
+	const char *names[2] = { "A", "B" };
+	struct replay_sim sim = { .sites = s, .nr_sites = 2, .bs = MiB, .qd = 1 };
+	struct replay_sim_sink sink = { .result = cap_result };
+	struct replay_locality loc;
+	struct replay_sim_stats st;
+	struct replay_config rc;
+	struct replay_figures f;
+	struct capture c = { 0 };
+	struct jobrecs t;
+	char err[256] = "";
+	size_t i, at_b = 0;
+
+	config(&rc);
+	sim.rc = &rc;
+	sink.ctx = &c;
+	records(&t, body);
+	/* The records' jobs are "prod.other": map that category. */
+	replay_locality_init(&loc);
+	ok(!replay_locality_add(&loc, "prod.other", "B", names, 2, err, sizeof(err)),
+	   "a locality map: prod.other at B");
+	ok(replay_locality_add(&loc, "x", "C", names, 2, err, sizeof(err)) &&
+	   strstr(err, "site 'C' is not one of the sites"),
+	   "a map naming a site nobody gives is refused (%s)", err);
+	sim.locality = &loc;
+	sim.assign = REPLAY_ASSIGN_DATA_LOCAL;
+	replay_kpi_init(&c.kpi);
+	c.nr = 0;
+	ok(!replay_sim_run(&sim, &t, &sink, &st, err, sizeof(err)), "data-local runs");
+	for (i = 0; i < c.kpi.nr_sites; i++)
+		if (!strcmp(c.kpi.sites[i].name, "B"))
+			at_b = c.kpi.sites[i].jobs;
+	is_u64(at_b, 2, "data-local runs both jobs where their data are");
+	replay_kpi_figures(&c.kpi, &c.kpi.all, &f);
+	near(f.remote_fraction, 0, 0, "and reads nothing remotely");
+	replay_kpi_free(&c.kpi);
+
+	sim.assign = REPLAY_ASSIGN_RECORDED;
+	replay_kpi_init(&c.kpi);
+	c.nr = 0;
+	ok(!replay_sim_run(&sim, &t, &sink, &st, err, sizeof(err)), "recorded runs");
+	replay_kpi_figures(&c.kpi, &c.kpi.all, &f);
+	near(f.remote_fraction, 1, 0,
+	     "at A, away from the data, the copy stage-in is remote");
+	replay_kpi_free(&c.kpi);
+	replay_locality_free(&loc);
+	jobrecs_free(&t);
+}
+
 /* The event file's KPIs are the simulator's own. */
 static void test_events_round_trip(void)
 {
@@ -364,7 +443,7 @@ static void test_events_round_trip(void)
 	fclose(c.events);
 	replay_kpi_init(&back);
 	fnblk_events_init(&params);
-	if (!ok(!replay_events_read_file(path, &params, replay_kpi_add_fn, &back,
+	if (!ok(!replay_events_read_file(path, &params, replay_kpi_add_fn, NULL, &back,
 					 err, sizeof(err)), "the events read back"))
 		diag("%s", err);
 	replay_kpi_figures(&c.kpi, &c.kpi.all, &f1);
@@ -395,6 +474,7 @@ int main(void)
 	test_retries();
 	test_assignment();
 	test_events_round_trip();
+	test_locality();
 	printf("1..%d\n", tap_count);
 	return tap_failures ? 1 : 0;
 }

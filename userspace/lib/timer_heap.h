@@ -3,11 +3,12 @@
  * Indexed binary min-heap of timers: ids 0..cap-1, each with at most one
  * due time, which can be set, moved or cleared in O(log n). The replay
  * simulator keeps one for its sites (each site's next scheduler event) and
- * one for its jobs (the end of a compute, an arrival). Ties go to the lower
- * id, so runs are reproducible.
+ * one for its jobs (the end of a compute, an arrival); fnblk-replay one of
+ * jobs waiting to arrive. Ties go to the lower id, so runs are
+ * reproducible.
  */
-#ifndef FNBLK_SIM_TIMER_HEAP_H
-#define FNBLK_SIM_TIMER_HEAP_H
+#ifndef FNBLK_TIMER_HEAP_H
+#define FNBLK_TIMER_HEAP_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -46,4 +47,4 @@ static inline uint32_t timer_heap_first(const struct timer_heap *h)
 	return h->id[0];
 }
 
-#endif /* FNBLK_SIM_TIMER_HEAP_H */
+#endif /* FNBLK_TIMER_HEAP_H */

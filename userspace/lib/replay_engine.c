@@ -18,14 +18,8 @@
 #include <string.h>
 
 #include "replay_engine.h"
+#include "replay_locality.h"
 #include "timer_heap.h"
-
-const char *const replay_assign_names[] = {
-	[REPLAY_ASSIGN_RECORDED] = "recorded",
-	[REPLAY_ASSIGN_RANDOM] = "random",
-	[REPLAY_ASSIGN_LEAST_LOADED] = "least-loaded",
-	NULL,
-};
 
 #define NONE	UINT32_MAX
 
@@ -101,6 +95,7 @@ struct engine {
 	uint32_t *pending;	/* jobs whose requests completed */
 	size_t nr_pending;
 	uint32_t *start_list;	/* sites with a freed slot */
+	struct replay_site_load *load;	/* for assignment */
 	size_t nr_start;
 	struct replay_builder builder;
 	char *err;
@@ -318,7 +313,8 @@ static bool close_phase(struct engine *e, uint32_t j, uint64_t t)
 {
 	struct rjob *job = &e->jobs[j];
 	enum replay_phase ph = (enum replay_phase)job->phase;
-	bool ok = !replay_fails(e->sim->rc, job->rec, job->attempt, ph);
+	bool ok = !replay_fails(e->sim->rc, e->sites[job->site].cfg->fail,
+				job->rec, job->attempt, ph);
 	struct replay_row *r;
 
 	if (add_row(e, job, (enum replay_what)(REPLAY_WHAT_STAGEIN + ph),
@@ -433,8 +429,11 @@ static void start_attempt(struct engine *e, uint32_t j, uint64_t t)
 	site->running++;
 	if (add_row(e, job, REPLAY_WHAT_QUEUE, job->eligible_ns, t, true))
 		return;
-	if (!job->plan.ops && job->attempt == 1 &&
-	    replay_plan_build(e->sim->rc, job->rec, &job->plan, &why)) {
+	/* Each attempt's own plan: where it runs decides what is remote. */
+	if (replay_plan_build(e->sim->rc, job->rec,
+			      replay_locality_holds(e->sim->locality,
+						    job->rec->category, job->site),
+			      &job->plan, &why)) {
 		fail(e, "job %" PRIu64 ": %s", job->rec->id, why);
 		return;
 	}
@@ -472,29 +471,17 @@ static void start_queued(struct engine *e, uint32_t s, uint64_t t)
 
 static uint32_t assign_site(struct engine *e, uint32_t j)
 {
-	const struct rjob *job = &e->jobs[j];
-	uint32_t s, best = 0;
-	uint64_t key;
+	uint32_t s;
 
-	switch (e->sim->assign) {
-	case REPLAY_ASSIGN_RANDOM:
-		key = (e->sim->rc->seed * 0x100000001b3ULL ^ job->rec->id) * 31 +
-		      job->attempt;
-		return (uint32_t)(replay_uniform(key ^ 0x5173) *
-				  e->sim->nr_sites);
-	case REPLAY_ASSIGN_LEAST_LOADED:
-		/* load = (running + queued) / slots, compared exactly */
-		for (s = 1; s < e->sim->nr_sites; s++) {
-			const struct rsite *a = &e->sites[s], *b = &e->sites[best];
-
-			if ((uint64_t)(a->running + a->queued) * b->cfg->slots <
-			    (uint64_t)(b->running + b->queued) * a->cfg->slots)
-				best = s;
-		}
-		return best;
-	default:
-		return e->rec_site[j];
+	for (s = 0; s < e->sim->nr_sites; s++) {
+		e->load[s].running = e->sites[s].running;
+		e->load[s].queued = e->sites[s].queued;
+		e->load[s].slots = e->sites[s].cfg->slots;
 	}
+	return replay_assign_site(e->sim->assign, e->sim->rc, e->jobs[j].rec,
+				  e->jobs[j].attempt, e->load,
+				  e->sim->nr_sites, e->rec_site[j],
+				  e->sim->locality);
 }
 
 static void arrive(struct engine *e, uint32_t j, uint64_t t)
@@ -583,7 +570,8 @@ static int setup(struct engine *e)
 	e->pending = calloc(nr ? nr : 1, sizeof(*e->pending));
 	e->sites = calloc(sim->nr_sites, sizeof(*e->sites));
 	e->start_list = calloc(sim->nr_sites, sizeof(*e->start_list));
-	if (!e->start_list || !e->jobs || !e->rec_site || !e->pending || !e->sites ||
+	e->load = calloc(sim->nr_sites, sizeof(*e->load));
+	if (!e->load || !e->start_list || !e->jobs || !e->rec_site || !e->pending || !e->sites ||
 	    timer_heap_init(&e->site_timers, sim->nr_sites) ||
 	    timer_heap_init(&e->job_timers, nr)) {
 		fail(e, "out of memory");
@@ -634,6 +622,7 @@ static void teardown(struct engine *e)
 	free(e->pending);
 	free(e->sites);
 	free(e->start_list);
+	free(e->load);
 	timer_heap_free(&e->site_timers);
 	timer_heap_free(&e->job_timers);
 }

@@ -10,8 +10,8 @@
  * are used up. Every running job is its own user of its site's device, as
  * each job process is one user (key tgid) in the emulation.
  */
-#ifndef FNBLK_SIM_REPLAY_ENGINE_H
-#define FNBLK_SIM_REPLAY_ENGINE_H
+#ifndef FNBLK_REPLAY_ENGINE_H
+#define FNBLK_REPLAY_ENGINE_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -25,23 +25,15 @@ struct replay_site {
 	char name[REPLAY_NAME_MAX];
 	struct fnblk_params dev;
 	unsigned int slots;		/* >= 1 */
+	double fail[REPLAY_NR_PHASES];	/* its own; negative: the config's */
 };
-
-/* Where a job goes when it arrives (and when it is retried). */
-enum replay_assign {
-	REPLAY_ASSIGN_RECORDED,		/* the site its record names */
-	REPLAY_ASSIGN_RANDOM,		/* uniform, drawn from seed, id, attempt */
-	REPLAY_ASSIGN_LEAST_LOADED,	/* fewest (running + queued) per slot */
-	REPLAY_NR_ASSIGN,
-};
-
-extern const char *const replay_assign_names[];
 
 struct replay_sim {
 	const struct replay_config *rc;
 	const struct replay_site *sites;
 	unsigned int nr_sites;
 	enum replay_assign assign;
+	const struct replay_locality *locality;	/* NULL: data everywhere */
 	uint64_t bs;			/* request size, a multiple of 4 KiB */
 	unsigned int qd;		/* requests in flight per job, >= 1 */
 };
@@ -69,4 +61,4 @@ int replay_sim_run(const struct replay_sim *sim, struct jobrecs *t,
 		   const struct replay_sim_sink *sink,
 		   struct replay_sim_stats *stats, char *err, size_t errlen);
 
-#endif /* FNBLK_SIM_REPLAY_ENGINE_H */
+#endif /* FNBLK_REPLAY_ENGINE_H */
