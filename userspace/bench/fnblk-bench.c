@@ -146,10 +146,12 @@ static void bench_share(int max_n)
 
 /*
  * Run fio with the given job options (two jobs at most) and its JSON
- * output; the write rate of each job in bytes/s, as fio reports it (its
- * ramp_time excluded). 0 on success.
+ * output, for runtime seconds after ramp seconds; the write rate of each
+ * job in bytes/s, as fio reports it (its ramp_time excluded). 0 on
+ * success.
  */
-static int fio_rates(const char *opts, double *rate, size_t nr)
+static int fio_rates(const char *opts, int runtime, int ramp, double *rate,
+		     size_t nr)
 {
 	char cmd[1024], *out = NULL, *json;
 	size_t len = 0, got;
@@ -160,8 +162,8 @@ static int fio_rates(const char *opts, double *rate, size_t nr)
 	int ret = -1;
 
 	snprintf(cmd, sizeof(cmd),
-		 "fio --output-format=json --direct=1 --rw=write --time_based --runtime=8 --ramp_time=2 %s",
-		 opts);
+		 "fio --output-format=json --direct=1 --rw=write --time_based --runtime=%d --ramp_time=%d %s",
+		 runtime, ramp, opts);
 	f = popen(cmd, "r");
 	if (!f)
 		die("fio");
@@ -196,10 +198,22 @@ static int fio_rates(const char *opts, double *rate, size_t nr)
 
 static const char *const store_name[] = { "memory", "none" };
 
+/* Activations of the bench device so far (grace periods that ran out + 1). */
+static uint64_t activations(void)
+{
+	struct fnl_stats st;
+
+	if (fnl_stats(&nl, BENCH_DEV, &st))
+		die("stats");
+	return st.v[FNBLK_STAT_ACTIVATIONS];
+}
+
 /*
  * One synchronous writer (QD1 direct writes) on a device with B = 32 MiB/s
  * and f = constant: its rate against f(1)*B, for the selftests' writer
- * (6 s, rates from the middle 65 %) and fio psync (8 s after 2 s of ramp).
+ * (6 s, rates from the middle 65 %) and fio psync (8 s after 2 s of ramp),
+ * each beside its ceiling (the same writer unthrottled, 3 s) and with the
+ * activations it took (1 if its grace never ran out).
  */
 static void bench_sync(void)
 {
@@ -209,45 +223,55 @@ static void bench_sync(void)
 	struct wspec ws = { .path = BENCH_PATH, .qd = 1, .fill = 0x5c };
 	struct wres res;
 	char opts[256];
-	double own, fio, ceiling;
+	double own, fio, ceil_own, ceil_fio;
+	uint64_t act_own, act_fio;
 	int st;
 	unsigned int k;
 
 	pr_open_object(NULL);
 	pr_str("benchmark", NULL, "sync");
 	pr_text("# sync: one QD1 direct writer, B = 32 MiB/s, f = constant, grace default;\n"
-		"# ceiling: the same writer on the device unthrottled (3 s)\n");
+		"# ceiling: the same writer on the device unthrottled; act: activations\n");
 	pr_double("bw_bps", NULL, bw);
-	pr_text("%8s %8s %10s %12s %9s %12s %9s\n", "store", "bs", "ceiling",
-		"own MiB/s", "of f(1)B", "fio MiB/s", "of f(1)B");
+	pr_text("%6s %5s %8s %9s %8s %5s %8s %9s %8s %5s\n", "store", "bs",
+		"ceiling", "own MiB/s", "of f(1)B", "act", "ceiling",
+		"fio MiB/s", "of f(1)B", "act");
 	pr_open_array("rows");
 	for (st = 0; st < 2; st++) {
 		for (k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
 			ws.bs = sizes[k];
+			snprintf(opts, sizeof(opts),
+				 "--name=sync --filename=%s --ioengine=psync --bs=%u --size=64M",
+				 BENCH_PATH, sizes[k]);
 			bench_dev(&DEV_CFG(.name = BENCH_DEV, .bw = 0, .store = st));
 			if (run_writers(&ws, 1, &res, dur / 2))
 				die("writer failed");
-			ceiling = wres_win_rate(&res, dur / 2);
+			ceil_own = wres_win_rate(&res, dur / 2);
+			if (fio_rates(opts, 3, 1, &ceil_fio, 1))
+				ceil_fio = 0;
 			bench_dev(&DEV_CFG(.name = BENCH_DEV, .bw = (uint64_t)bw,
 					   .store = st));
 			if (run_writers(&ws, 1, &res, dur))
 				die("writer failed");
 			own = wres_win_rate(&res, dur);
-			snprintf(opts, sizeof(opts),
-				 "--name=sync --filename=%s --ioengine=psync --bs=%u --size=64M",
-				 BENCH_PATH, sizes[k]);
-			if (fio_rates(opts, &fio, 1))
+			act_own = activations();
+			if (fio_rates(opts, 8, 2, &fio, 1))
 				fio = 0;
+			act_fio = activations() - act_own;
 			pr_open_object(NULL);
-			pr_str("store", "%8s", store_name[st]);
+			pr_str("store", "%6s", store_name[st]);
 			pr_u64("bs", NULL, sizes[k]);
-			pr_text(" %7uK", sizes[k] / 1024);
-			pr_double("ceiling_bps", NULL, ceiling);
-			pr_text(" %10.1f", ceiling / MiB);
+			pr_text(" %4uK", sizes[k] / 1024);
+			pr_double("ceiling_bps", NULL, ceil_own);
+			pr_text(" %8.1f", ceil_own / MiB);
 			pr_double("own_bps", NULL, own);
-			pr_text(" %12.3f %8.2f%%", own / MiB, 100 * own / bw);
+			pr_text(" %9.3f %7.2f%%", own / MiB, 100 * own / bw);
+			pr_u64("own_activations", " %5llu", act_own);
+			pr_double("fio_ceiling_bps", NULL, ceil_fio);
+			pr_text(" %8.1f", ceil_fio / MiB);
 			pr_double("fio_bps", NULL, fio);
-			pr_text(" %12.3f %8.2f%%\n", fio / MiB, 100 * fio / bw);
+			pr_text(" %9.3f %7.2f%%", fio / MiB, 100 * fio / bw);
+			pr_u64("fio_activations", " %5llu\n", act_fio);
 			pr_close_object();
 			fflush(stdout);
 		}
@@ -273,17 +297,23 @@ static void bench_qd_one(const char *path, const char *label, uint32_t bs)
 	};
 	struct wres res[2];
 	double qd16, qd1, fio[2];
+	uint64_t act = 0, act_fio = 0;
+	bool fnblk = !strcmp(path, BENCH_PATH);
 	char opts[512];
 
 	if (run_writers(ws, 2, res, dur))
 		die("writers failed");
 	qd16 = wres_win_rate(&res[0], dur);
 	qd1 = wres_win_rate(&res[1], dur);
+	if (fnblk)
+		act = activations();
 	snprintf(opts, sizeof(opts),
 		 "--filename=%s --bs=%u --size=64M --name=qd16 --ioengine=libaio --iodepth=16 --offset=0 --name=qd1 --ioengine=psync --offset=64M",
 		 path, bs);
-	if (fio_rates(opts, fio, 2))
+	if (fio_rates(opts, 8, 2, fio, 2))
 		fio[0] = fio[1] = 0;
+	if (fnblk)
+		act_fio = activations() - act;
 	pr_open_object(NULL);
 	pr_str("device", "%-10s", label);
 	pr_u64("bs", NULL, bs);
@@ -295,7 +325,9 @@ static void bench_qd_one(const char *path, const char *label, uint32_t bs)
 	pr_double("fio_qd16_bps", NULL, fio[0]);
 	pr_double("fio_qd1_bps", NULL, fio[1]);
 	pr_text(" %9.2f %9.2f", fio[0] / MiB, fio[1] / MiB);
-	pr_double("fio_ratio", " %7.3f\n", fio[1] > 0 ? fio[0] / fio[1] : 0);
+	pr_double("fio_ratio", " %7.3f", fio[1] > 0 ? fio[0] / fio[1] : 0);
+	pr_u64("activations", " %5llu", act);
+	pr_u64("fio_activations", " %5llu\n", act_fio);
 	pr_close_object();
 	fflush(stdout);
 }
@@ -309,8 +341,10 @@ static void bench_qd(const char *path)
 
 	pr_open_object(NULL);
 	pr_str("benchmark", NULL, "qd");
-	pr_text("%-10s %7s %9s %9s %7s %9s %9s %7s\n", "device", "bs",
-		"QD16", "QD1", "ratio", "fio QD16", "fio QD1", "ratio");
+	pr_text("# act: activations on fnblk (2 if no grace ran out)\n");
+	pr_text("%-10s %7s %9s %9s %7s %9s %9s %7s %5s %5s\n", "device", "bs",
+		"QD16", "QD1", "ratio", "fio QD16", "fio QD1", "ratio", "act",
+		"act");
 	pr_open_array("rows");
 	for (k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
 		if (strcmp(path, "fnblk")) {
