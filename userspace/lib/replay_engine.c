@@ -234,36 +234,15 @@ static int add_row(struct engine *e, struct rjob *job, enum replay_what what,
 /* Hand a finished job's rows to the sink and to the KPI builder. */
 static void job_end(struct engine *e, struct rjob *job, uint64_t t, bool ok)
 {
-	const struct replay_result *res = &e->builder.res;
 	char msg[160];
-	size_t i;
-	int done = 0;
 
-	uint64_t io = 0, remote = 0;
-	struct replay_row *r;
-
-	/* The job row repeats its last attempt's I/O time and remote bytes. */
-	for (i = job->nr_rows; i-- > 0 && job->rows[i].what != REPLAY_WHAT_QUEUE;) {
-		io += job->rows[i].io_ns;
-		remote += job->rows[i].remote_bytes;
-	}
 	if (add_row(e, job, REPLAY_WHAT_JOB, job->rows[0].start_ns, t, ok))
 		return;
-	r = &job->rows[job->nr_rows - 1];
-	r->bytes = job->plan.in_bytes;
-	r->io_ns = io;
-	r->remote_bytes = remote;
+	job->rows[job->nr_rows - 1].bytes = job->plan.in_bytes;
 	job->state = RJOB_DONE;
-	if (e->sink->rows && e->sink->rows(e->sink->ctx, job->rows, job->nr_rows))
-		fail(e, "writing the events failed");
-	for (i = 0; i < job->nr_rows && !done; i++) {
-		done = replay_builder_add(&e->builder, &job->rows[i], msg,
-					  sizeof(msg));
-		if (done < 0)
-			fail(e, "internal: %s", msg);
-	}
-	if (done > 0 && e->sink->result && e->sink->result(e->sink->ctx, res))
-		fail(e, "out of memory");
+	if (replay_job_done(&e->builder, job->rows, job->nr_rows, e->sink->rows,
+			    e->sink->result, e->sink->ctx, msg, sizeof(msg)))
+		fail(e, "job %" PRIu64 ": %s", job->rec->id, msg);
 	free(job->rows);
 	job->rows = NULL;
 	job->nr_rows = job->cap_rows = 0;

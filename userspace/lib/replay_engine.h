@@ -40,10 +40,8 @@ struct replay_sim {
 
 struct replay_sim_sink {
 	void *ctx;
-	/* A job's rows, in order, once it has ended (may be NULL). */
-	int (*rows)(void *ctx, const struct replay_row *rows, size_t nr);
-	/* The job as the KPIs see it (may be NULL). */
-	int (*result)(void *ctx, const struct replay_result *r);
+	replay_rows_fn rows;		/* a job's rows once it ended, or NULL */
+	replay_result_fn result;	/* the job as the KPIs see it, or NULL */
 };
 
 struct replay_sim_stats {

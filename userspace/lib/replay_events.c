@@ -212,6 +212,37 @@ int replay_builder_add(struct replay_builder *b, const struct replay_row *r,
 	}
 }
 
+int replay_job_done(struct replay_builder *b, struct replay_row *rows,
+		    size_t nr, replay_rows_fn rows_fn, replay_result_fn result_fn,
+		    void *ctx, char *msg, size_t len)
+{
+	struct replay_row *job = &rows[nr - 1];
+	size_t i;
+	int done = 0;
+
+	job->io_ns = job->remote_bytes = 0;
+	for (i = nr - 1; i-- > 0 && rows[i].what != REPLAY_WHAT_QUEUE;) {
+		job->io_ns += rows[i].io_ns;
+		job->remote_bytes += rows[i].remote_bytes;
+	}
+	if (rows_fn && rows_fn(ctx, rows, nr)) {
+		snprintf(msg, len, "writing the events failed");
+		return -1;
+	}
+	for (i = 0; i < nr && !done; i++)
+		done = replay_builder_add(b, &rows[i], msg, len);
+	if (done <= 0) {
+		if (!done)
+			snprintf(msg, len, "job %" PRIu64 ": no job row", job->id);
+		return -1;
+	}
+	if (result_fn && result_fn(ctx, &b->res)) {
+		snprintf(msg, len, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
 int replay_events_read_file(const char *path, struct fnblk_events *params,
 			    replay_result_fn fn, replay_row_fn row_fn,
 			    void *ctx, char *err, size_t errlen)

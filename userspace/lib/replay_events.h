@@ -98,13 +98,27 @@ struct replay_builder {
 int replay_builder_add(struct replay_builder *b, const struct replay_row *r,
 		       char *msg, size_t len);
 
+/* Where a replay tool hands each finished job's rows. */
+typedef int (*replay_rows_fn)(void *ctx, const struct replay_row *rows,
+			      size_t nr);
+typedef int (*replay_result_fn)(void *ctx, const struct replay_result *res);
+
+/*
+ * A job has ended; rows[nr - 1] is its job row (span, input bytes, result
+ * set). Fill in that row's I/O time and remote bytes from the last
+ * attempt, hand the rows to rows_fn, put them together with b and hand
+ * the job to result_fn (either may be NULL). 0, or -1 with msg.
+ */
+int replay_job_done(struct replay_builder *b, struct replay_row *rows,
+		    size_t nr, replay_rows_fn rows_fn, replay_result_fn result_fn,
+		    void *ctx, char *msg, size_t len);
+
 /* Header: magic, source, the params of p (may be NULL), the column line. */
 int replay_events_header(FILE *f, const char *source,
 			 const struct fnblk_events *p);
 int replay_events_row(FILE *f, const struct replay_row *r);
 
-/* Called for each job of a file; non-zero (out of memory) stops the reader. */
-typedef int (*replay_result_fn)(void *ctx, const struct replay_result *res);
+/* (replay_result_fn: called for each job of a file; non-zero stops the reader.) */
 /* Called for each row, once checked; non-zero stops the reader. */
 typedef int (*replay_row_fn)(void *ctx, const struct replay_row *row);
 

@@ -128,38 +128,21 @@ static struct replay_row *add_row(struct run *r, struct rjob *job)
 
 static void job_end(struct run *r, struct rjob *job, uint64_t t, bool ok)
 {
-	struct replay_row *row;
-	uint64_t io = 0, remote = 0;
+	struct replay_row *row = add_row(r, job);
 	char msg[160];
-	size_t i;
-	int done = 0;
 
-	for (i = job->nr_rows; i-- > 0 && job->rows[i].what != REPLAY_WHAT_QUEUE;) {
-		io += job->rows[i].io_ns;
-		remote += job->rows[i].remote_bytes;
-	}
-	row = add_row(r, job);
 	if (!row)
 		return;
 	row->what = REPLAY_WHAT_JOB;
 	row->start_ns = job->rows[0].start_ns;
 	row->end_ns = t;
 	row->bytes = replay_bytes(r->cfg->rc, job->rec->in_bytes);
-	row->io_ns = io;
-	row->remote_bytes = remote;
 	row->ok = ok;
 	job->state = RJOB_DONE;
 	r->nr_done++;
-	if (r->sink->rows && r->sink->rows(r->sink->ctx, job->rows, job->nr_rows))
-		fail(r, "writing the events failed");
-	for (i = 0; i < job->nr_rows && !done; i++) {
-		done = replay_builder_add(&r->builder, &job->rows[i], msg, sizeof(msg));
-		if (done < 0)
-			fail(r, "job %" PRIu64 ": inconsistent rows: %s", job->rec->id, msg);
-	}
-	if (done > 0 && r->sink->result &&
-	    r->sink->result(r->sink->ctx, &r->builder.res))
-		fail(r, "out of memory");
+	if (replay_job_done(&r->builder, job->rows, job->nr_rows, r->sink->rows,
+			    r->sink->result, r->sink->ctx, msg, sizeof(msg)))
+		fail(r, "job %" PRIu64 ": %s", job->rec->id, msg);
 	free(job->rows);
 	job->rows = NULL;
 	job->nr_rows = job->cap_rows = 0;

@@ -39,8 +39,8 @@ struct run_config {
 
 struct run_sink {
 	void *ctx;
-	int (*rows)(void *ctx, const struct replay_row *rows, size_t nr);
-	int (*result)(void *ctx, const struct replay_result *r);
+	replay_rows_fn rows;		/* a job's rows once it ended, or NULL */
+	replay_result_fn result;	/* the job as the KPIs see it, or NULL */
 };
 
 struct run_stats {
