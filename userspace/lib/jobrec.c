@@ -342,6 +342,10 @@ static int parse_record(struct reader *rd, struct jobrec *r)
 		return fail(rd, COL_CPU, "value required");
 	if (parse_real(rd, COL_CPU, &r->cpu_s))
 		return -1;
+	/* Beyond this, scaled times no longer fit the replay's ns clock. */
+	if (r->cpu_s > 1e12)
+		return fail(rd, COL_CPU, "'%s' is above 1e12 seconds",
+			    value(rd, COL_CPU));
 	if (parse_count(rd, COL_CORES, 4096, -1, &v))
 		return -1;
 	if (!v)

@@ -125,6 +125,9 @@ static void test_refusals(void)
 	refuses("a negative CPU time",
 		"1,2025-01-20 18:10:40,,,finished,a,-3,BNL,,1,,,,,0,0,x\n",
 		"t.csv:2:7 (cpuconsumptiontime)");
+	refuses("a CPU time no replay clock can hold",
+		"1,2025-01-20 18:10:40,,,finished,a,1e300,BNL,,1,,,,,0,0,x\n",
+		"t.csv:2:7 (cpuconsumptiontime): '1e300' is above 1e12 seconds");
 	refuses("an empty required value",
 		"1,2025-01-20 18:10:40,,,finished,a,,BNL,,1,,,,,0,0,x\n",
 		"t.csv:2:7 (cpuconsumptiontime): value required");
