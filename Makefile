@@ -9,9 +9,10 @@
 #
 # make [KDIR=/lib/modules/<kver>/build]  module (every installed kernel, or
 #                                        KDIR only), user space, selftests
-# make install [KDIR=...] [PREFIX=...]   module via modules_install + depmod,
-#                                        programs to $(PREFIX)/bin, their man
-#                                        pages to $(PREFIX)/share/man
+# make install [KVER=...] [PREFIX=...]   module via modules_install + depmod
+#              [DESTDIR=...]             (KVER: KDIR's kernel, else the running
+#                                        one), programs to $(PREFIX)/bin, their
+#                                        man pages to $(PREFIX)/share/man
 # make install-userspace [PREFIX=...]    the programs and man pages only
 # make dkms-add                          copy the module sources to
 #                                        /usr/src/fnblk-<ver>, dkms add
@@ -48,8 +49,9 @@ KVERS := $(patsubst /lib/modules/%/build,%,$(wildcard /lib/modules/*/build))
 endif
 kdir = $(or $(KDIR),/lib/modules/$(1)/build)
 
-# "make install" targets KDIR's kernel, else the running one.
-INSTALL_KVER := $(if $(KDIR),$(firstword $(KVERS)),$(shell uname -r))
+# "make install" targets KVER: KDIR's kernel, else the running one. A
+# build host (running some other kernel) names one: make install KVER=...
+KVER ?= $(if $(KDIR),$(firstword $(KVERS)),$(shell uname -r))
 
 KTOOLS := $(BUILD)/linux-source
 KSFT_SRC := $(KTOOLS)/tools/testing/selftests
@@ -130,13 +132,26 @@ dkms-add:
 	install -m 644 uapi/linux/fnblk.h $(DKMS_SRC)/uapi/linux/
 	dkms add -m fnblk -v $(DKMS_VERSION)
 
+# The module goes to $(DESTDIR)/lib/modules/$(KVER) (INSTALL_MOD_PATH). A
+# staged tree gets no depmod: that runs where it is installed (postinst).
 install-module: modules
-	@if [ ! -f $(BUILD)/$(INSTALL_KVER)/module/fnblk.ko ]; then \
-		echo "install: no fnblk.ko built for $(INSTALL_KVER) (KDIR=...?)" >&2; \
+	@if [ ! -f $(BUILD)/$(KVER)/module/fnblk.ko ]; then \
+		if [ ! -d $(call kdir,$(KVER)) ]; then \
+			echo "install: kernel $(KVER) has no headers here" \
+				"($(call kdir,$(KVER))): install linux-headers-$(KVER)," \
+				"or name a kernel fnblk.ko was built for:" \
+				"make install KVER=<$(strip $(KVERS))>" \
+				"(make install-userspace installs the programs alone)" >&2; \
+		else \
+			echo "install: fnblk.ko was not built for $(KVER)" \
+				"(make KDIR=$(call kdir,$(KVER)))" >&2; \
+		fi; \
 		exit 1; \
 	fi
-	$(MAKE) -C $(call kdir,$(INSTALL_KVER)) M=$(BUILD)/$(INSTALL_KVER) modules_install
-	depmod -a $(INSTALL_KVER)
+	$(MAKE) -C $(call kdir,$(KVER)) M=$(BUILD)/$(KVER) \
+		$(if $(DESTDIR),INSTALL_MOD_PATH=$(abspath $(DESTDIR))) modules_install
+	$(if $(DESTDIR),@echo "install: $(DESTDIR) is a staged tree: run" \
+		"depmod $(KVER) where it is installed",depmod -a $(KVER))
 
 install-userspace: userspace
 	$(MAKE) -C userspace install PREFIX=$(PREFIX)
