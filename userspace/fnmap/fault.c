@@ -199,9 +199,11 @@ bool fault_miss(struct fnmap *m, uint32_t blk, bool prefetch)
 
 		switch (b_state(s)) {
 		case B_EMPTY:
-			if (!prefetch)
-				cache_note_miss(rt, m, blk);
+			/* A read of a block evicted before is a reuse the
+			 * capacity missed, whether a thread waits for it or
+			 * a prefetch hides the wait: both feed growth. */
 			if (queue_read(rt, m, blk, prefetch)) {
+				cache_note_miss(rt, m, blk);
 				if (prefetch)
 					counter_add(&m->c.prefetches, 1);
 				return true;

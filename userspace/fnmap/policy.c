@@ -43,7 +43,14 @@ uint64_t growth_decide(struct growth *g, uint64_t capacity, uint64_t limit,
 	if (within && within * 8 >= g->misses) {
 		qsort(g->reuse, within, sizeof(g->reuse[0]), cmp_u64);
 		median = g->reuse[(within - 1) / 2];
-		want = capacity + (median > step ? median : step);
+		if (median < step)
+			median = step;
+		/* Most misses were reuses: the capacity is far too small
+		 * (a cold start), double it rather than creep up by one
+		 * median a window while each window re-reads. */
+		if (within * 2 > g->misses && median < capacity)
+			median = capacity;
+		want = capacity + median;
 		if (want > limit)
 			want = limit;
 	}

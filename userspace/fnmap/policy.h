@@ -17,7 +17,9 @@
  * kept it (its reuse distance beyond the capacity). Every `window` misses
  * the controller grows the capacity if at least one miss in eight was such
  * a reuse within reach of the limit, by the median of those distances (so
- * half of them would have hit), at least `step` bytes.
+ * half of them would have hit), at least `step` bytes; if more than half
+ * the misses were such reuses (a cold start far below the working set), by
+ * at least the capacity itself: it doubles.
  */
 #define GROWTH_WINDOW_MAX	256
 

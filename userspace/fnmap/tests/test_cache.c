@@ -5,7 +5,9 @@
  * FNMAP_CFG_NO_COALESCE); a strided walk is prefetched (not under random
  * advice, not with FNMAP_CFG_NO_PREFETCH); the capacity grows when blocks
  * come back (reuse within the budget) and does not for a scan that never
- * reuses; the budget bounds what is resident; fnmap_advise(WILLNEED)
+ * reuses, and a cold sweep of random rows does not read the matrix over
+ * and over before it has grown; the budget bounds what is resident;
+ * fnmap_advise(WILLNEED)
  * brings a range in before it is touched (no fault on it afterwards) in
  * coalesced requests, and DONTNEED drops it; an idle runtime sleeps
  * (its channels wait in the kernel, they do not spin).
@@ -193,6 +195,43 @@ static void test_growth(const char *path)
 	fnmap_close(m);
 }
 
+/*
+ * A cold sweep: rows of a column-major 64 MiB matrix (128 columns of
+ * 512 KiB) drawn from all of it, under a budget that holds it twice. The
+ * capacity starts at 16 MiB; the blocks that leave come back (most by
+ * prefetch, which hides the misses), so the cache must grow before it has
+ * read the matrix many times over: at most 1.5 times its size.
+ */
+static void test_cold_sweep(const char *path)
+{
+	struct fnmap_stats st;
+	struct fnmap *m;
+	uint64_t s = 11, i, bad = 0, off;
+
+	m = open_with(path, 128 * MiB, 0, FNMAP_ADV_NORMAL);
+	for (i = 0; i < 400; i++) {
+		uint64_t row, col;
+
+		s ^= s << 13;
+		s ^= s >> 7;
+		s ^= s << 17;
+		row = s % 65536;
+		for (col = 0; col < 128; col++) {
+			off = col * (512 << 10) + row * 8;
+			bad += touch(m, off) != word_at(off, SEED);
+		}
+	}
+	fnmap_stats(m, &st);
+	ok(!bad && st.read_bytes <= 96 * MiB,
+	   "cold sweep of a 64 MiB matrix: read %llu MiB (at most 96), "
+	   "%llu evictions, grew %llu times to %llu MiB, %llu of %llu fills "
+	   "prefetched", (unsigned long long)(st.read_bytes >> 20),
+	   (unsigned long long)st.evictions, (unsigned long long)st.grows,
+	   (unsigned long long)(st.capacity >> 20),
+	   (unsigned long long)st.prefetches, (unsigned long long)st.fills);
+	fnmap_close(m);
+}
+
 /* Statistics of m once fills reach want, or after 20 s. */
 static void wait_fills(const struct fnmap *m, uint64_t want,
 		       struct fnmap_stats *st)
@@ -288,6 +327,7 @@ int main(void)
 	test_coalescing(path);
 	test_prefetch(path);
 	test_growth(path);
+	test_cold_sweep(path);
 	test_willneed(path);
 	fnmap_shutdown();
 	test_cleanup();

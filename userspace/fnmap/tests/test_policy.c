@@ -55,9 +55,20 @@ static void test_growth(void)
 	is_u64(growth_decide(&g, 16 * MiB, 48 * MiB, MiB), 46 * MiB,
 	       "reuse within reach: grow to cover it");
 	for (i = 0; i < 64; i++)
-		growth_miss(&g, 1000);
+		growth_miss(&g, i % 4 ? 0 : 1000);
 	is_u64(growth_decide(&g, 16 * MiB, 48 * MiB, MiB), 17 * MiB,
 	       "tiny distances grow by at least the step");
+
+	/* Most misses are reuses (a cold start far below the working set):
+	 * the capacity doubles, within the limit, whatever the median. */
+	for (i = 0; i < 64; i++)
+		growth_miss(&g, i % 4 ? 2 * MiB : 0);
+	is_u64(growth_decide(&g, 16 * MiB, 256 * MiB, MiB), 32 * MiB,
+	       "3 in 4 misses reuses at 2 MiB: doubles to 32 MiB");
+	for (i = 0; i < 64; i++)
+		growth_miss(&g, 1000);
+	is_u64(growth_decide(&g, 16 * MiB, 20 * MiB, MiB), 20 * MiB,
+	       "every miss a reuse: doubles, but not past the limit");
 }
 
 static void test_budget(void)
