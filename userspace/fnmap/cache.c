@@ -70,7 +70,8 @@ struct cache {
 	size_t nfresh, fresh_cap;
 	struct ring ring;		/* evictor only */
 
-	struct growth growth;		/* fault thread only */
+	pthread_mutex_t growth_lock;	/* fault threads, advice */
+	struct growth growth;
 	struct budget_ctl budget;	/* evictor only */
 	struct pressure *pressure;
 	pthread_mutex_t simple_lock;
@@ -247,6 +248,7 @@ void cache_note_miss(struct fnmap_runtime *rt, struct fnmap *m, uint32_t blk)
 	}
 	if (!c->growth_on)
 		return;
+	pthread_mutex_lock(&c->growth_lock);
 	if (growth_miss(&c->growth, beyond)) {
 		uint64_t ncap = growth_decide(&c->growth, cap, limit, 8 * m->bs);
 
@@ -254,6 +256,7 @@ void cache_note_miss(struct fnmap_runtime *rt, struct fnmap *m, uint32_t blk)
 		    atomic_compare_exchange_strong(&c->capacity, &cap, ncap))
 			atomic_fetch_add(&c->grows, 1);
 	}
+	pthread_mutex_unlock(&c->growth_lock);
 }
 
 void cache_released(struct fnmap_runtime *rt, struct fnmap_block *b)
@@ -536,6 +539,7 @@ static void *evictor_main(void *arg)
 
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	pthread_setname_np(pthread_self(), "fnmap-evict");
 	while (!atomic_load(&rt->stopping)) {
 		struct pollfd fds[4] = { { .fd = c->efd, .events = POLLIN } };
 		int nfds = 1;
@@ -590,6 +594,7 @@ int cache_start(struct fnmap_runtime *rt)
 	c->growth_on = !c->simple && !(rt->cfg.flags & FNMAP_CFG_NO_GROWTH);
 	pthread_mutex_init(&c->fresh_lock, NULL);
 	pthread_mutex_init(&c->simple_lock, NULL);
+	pthread_mutex_init(&c->growth_lock, NULL);
 	c->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (c->efd < 0)
 		goto fail;
@@ -631,6 +636,7 @@ void cache_stop(struct fnmap_runtime *rt)
 	free(c->ring.e);
 	pthread_mutex_destroy(&c->fresh_lock);
 	pthread_mutex_destroy(&c->simple_lock);
+	pthread_mutex_destroy(&c->growth_lock);
 	free(c);
 	rt->cache = NULL;
 }

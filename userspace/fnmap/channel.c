@@ -313,6 +313,7 @@ static void *channel_main(void *arg)
 
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	pthread_setname_np(pthread_self(), "fnmap-io");
 	return ch->uring ? uring_loop(ch) : psync_loop(ch);
 }
 

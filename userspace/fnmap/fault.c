@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The fault thread: reads userfaultfd messages and decides, per fault,
- * without waiting for I/O.
+ * The fault threads: read userfaultfd and decide, per fault, without
+ * waiting for I/O. Several threads read the one descriptor (each message
+ * goes to one reader; an epoll with EPOLLEXCLUSIVE wakes one idle reader
+ * per arrival), so a fault waits neither behind a batch another thread
+ * is handling nor behind a system call that thread sleeps in (the mmap
+ * lock of mincore() or UFFDIO_WRITEPROTECT while fills copy).
  *
  * Missing page: queue a demand read of its block if nothing is under way
  * (a fault on a block already queued or being read joins it: the fill's
@@ -18,16 +22,19 @@
  * next sweep (once a second). The window also feeds stride detection,
  * which queues prefetches ahead of a thread walking with a fixed step;
  * advice overrides it per block (random: none; sequential: a full request
- * ahead of every miss).
+ * ahead of every miss). The windows are shared by the fault threads (any
+ * of them may get a thread's next fault), in shards by thread id, each
+ * with its own lock.
  *
- * The thread never blocks on a block lock: a write fault on a block that
- * is being written back waits in a deferred list and is retried.
+ * No fault thread blocks on a block lock: a write fault on a block that
+ * is being written back waits in that fault thread's deferred list and
+ * is retried.
  */
 #include <errno.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -39,6 +46,7 @@
 #define WINDOW		2
 #define BATCH		64
 #define SWEEP_NS	1000000000ULL
+#define SHARDS		16
 
 struct hold {
 	uint32_t slot, gen, blk;
@@ -51,57 +59,76 @@ struct twin {
 	struct stride stride;
 };
 
+/* Thread windows whose tid hashes here: open addressing on tid. */
+struct shard {
+	pthread_mutex_t lock;
+	struct twin *tw;
+	size_t cap, n;
+};
+
+struct fault_ctl {
+	struct shard shard[SHARDS];
+	_Atomic uint64_t last_sweep;
+	pthread_t *threads;
+	unsigned int nthreads;
+};
+
+/* One fault thread's own state. */
 struct fault_thread {
 	struct fnmap_runtime *rt;
-	struct twin *tw;	/* open addressing on tid */
-	size_t cap, n;
+	struct fault_ctl *fc;
 	struct uffd_msg *deferred;
 	size_t ndeferred, deferred_cap;
-	uint64_t last_sweep;
 };
+
+static struct shard *shard_of(struct fault_ctl *fc, pid_t tid)
+{
+	return &fc->shard[(uint32_t)tid * 2654435761u >> 28];
+}
 
 /* ---- Thread windows ------------------------------------------------------ */
 
-static struct twin *tw_find(struct fault_thread *ft, pid_t tid, bool add);
+/* Shard lock held by the callers of these. */
+static struct twin *tw_find(struct shard *sh, pid_t tid, bool add);
 
-static int tw_grow(struct fault_thread *ft)
+static int tw_grow(struct shard *sh)
 {
-	struct twin *old = ft->tw;
-	size_t ocap = ft->cap, i;
+	struct twin *old = sh->tw;
+	size_t ocap = sh->cap, i;
 
-	ft->cap = ocap ? ocap * 2 : 256;
-	ft->tw = calloc(ft->cap, sizeof(*ft->tw));
-	if (!ft->tw) {
-		ft->tw = old;
-		ft->cap = ocap;
+	sh->cap = ocap ? ocap * 2 : 64;
+	sh->tw = calloc(sh->cap, sizeof(*sh->tw));
+	if (!sh->tw) {
+		sh->tw = old;
+		sh->cap = ocap;
 		return -1;
 	}
-	ft->n = 0;
+	sh->n = 0;
 	for (i = 0; i < ocap; i++)
 		if (old[i].tid)
-			*tw_find(ft, old[i].tid, true) = old[i];
+			*tw_find(sh, old[i].tid, true) = old[i];
 	free(old);
 	return 0;
 }
 
-static struct twin *tw_find(struct fault_thread *ft, pid_t tid, bool add)
+static struct twin *tw_find(struct shard *sh, pid_t tid, bool add)
 {
 	size_t i;
 
-	if (add && (ft->n + 1) * 2 > ft->cap && tw_grow(ft))
+	if (add && (sh->n + 1) * 2 > sh->cap && tw_grow(sh))
 		return NULL;
-	if (!ft->cap)
+	if (!sh->cap)
 		return NULL;
-	for (i = (size_t)tid * 2654435761u % ft->cap;; i = (i + 1) % ft->cap) {
-		if (ft->tw[i].tid == tid)
-			return &ft->tw[i];
-		if (!ft->tw[i].tid) {
+	for (i = (size_t)tid * 40503u % sh->cap;; i = (i + 1) % sh->cap) {
+		if (sh->tw[i].tid == tid)
+			return &sh->tw[i];
+		if (!sh->tw[i].tid) {
 			if (!add)
 				return NULL;
-			memset(&ft->tw[i], 0, sizeof(ft->tw[i]));
-			ft->tw[i].tid = tid;
-			ft->n++;
-			return &ft->tw[i];
+			memset(&sh->tw[i], 0, sizeof(sh->tw[i]));
+			sh->tw[i].tid = tid;
+			sh->n++;
+			return &sh->tw[i];
 		}
 	}
 }
@@ -118,23 +145,30 @@ static void release(struct fnmap_runtime *rt, const struct hold *h)
 		cache_released(rt, b);
 }
 
-/* The thread faulted on (m, blk): it holds it, and lets go of the
- * oldest block of its window if that is full. */
-static struct twin *touch(struct fault_thread *ft, pid_t tid, struct fnmap *m,
-			  uint32_t blk)
+/*
+ * The thread tid faulted on (m, blk): it holds it, and lets go of the
+ * oldest block of its window if that is full. With stride, the thread's
+ * stride detection sees the miss: the stride to prefetch along (0: none)
+ * and how far.
+ */
+static void touch(struct fault_thread *ft, pid_t tid, struct fnmap *m,
+		  uint32_t blk, int64_t *stride, unsigned int *depth)
 {
-	struct twin *t = tw_find(ft, tid, true);
+	struct shard *sh = shard_of(ft->fc, tid);
 	struct hold h = { m->slot, m->gen, blk };
+	struct twin *t;
 	unsigned int i;
 
+	pthread_mutex_lock(&sh->lock);
+	t = tw_find(sh, tid, true);
 	if (!t)
-		return NULL;
+		goto out;
 	for (i = 0; i < t->nhold; i++) {
 		if (!memcmp(&t->hold[i], &h, sizeof(h))) {
 			/* Most recent first. */
 			memmove(&t->hold[1], &t->hold[0], i * sizeof(h));
 			t->hold[0] = h;
-			return t;
+			goto held;
 		}
 	}
 	if (t->nhold == WINDOW)
@@ -143,41 +177,65 @@ static struct twin *touch(struct fault_thread *ft, pid_t tid, struct fnmap *m,
 	t->hold[0] = h;
 	t->nhold++;
 	atomic_fetch_add(&m->blocks[blk].refs, 1);
-	return t;
+held:
+	if (stride)
+		*stride = stride_observe(&t->stride,
+					 ((uint64_t)m->slot << 32) | m->gen,
+					 blk, depth);
+out:
+	pthread_mutex_unlock(&sh->lock);
 }
 
-/* Threads that exited let go of their blocks. */
-static void sweep(struct fault_thread *ft)
+/* Threads of shard sh that exited let go of their blocks. */
+static void sweep_shard(struct fnmap_runtime *rt, struct shard *sh)
 {
 	pid_t pid = getpid();
-	size_t i, j, ocap = ft->cap;
-	struct twin *old = ft->tw;
+	size_t i, j, ocap;
+	struct twin *old;
 	bool gone = false;
 
+	pthread_mutex_lock(&sh->lock);
+	old = sh->tw;
+	ocap = sh->cap;
 	for (i = 0; i < ocap; i++) {
-		if (!old[i].tid || syscall(SYS_tgkill, pid, old[i].tid, 0) == 0 ||
+		if (old[i].tid <= 0 ||
+		    syscall(SYS_tgkill, pid, old[i].tid, 0) == 0 ||
 		    errno != ESRCH)
 			continue;
 		for (j = 0; j < old[i].nhold; j++)
-			release(ft->rt, &old[i].hold[j]);
+			release(rt, &old[i].hold[j]);
+		old[i].nhold = 0;
 		old[i].tid = -1;	/* rehashed away below */
 		gone = true;
 	}
-	if (!gone)
-		return;
-	ft->tw = calloc(ocap, sizeof(*ft->tw));
-	if (!ft->tw) {
-		ft->tw = old;
-		for (i = 0; i < ocap; i++)
-			if (old[i].tid == -1)
-				old[i].nhold = 0; /* keep as a dead entry */
-		return;
+	if (gone) {
+		sh->tw = calloc(ocap, sizeof(*sh->tw));
+		if (!sh->tw) {
+			sh->tw = old;	/* -1 entries stay, holding nothing */
+		} else {
+			sh->n = 0;
+			for (i = 0; i < ocap; i++)
+				if (old[i].tid > 0)
+					*tw_find(sh, old[i].tid, true) = old[i];
+			free(old);
+		}
 	}
-	ft->n = 0;
-	for (i = 0; i < ocap; i++)
-		if (old[i].tid > 0)
-			*tw_find(ft, old[i].tid, true) = old[i];
-	free(old);
+	pthread_mutex_unlock(&sh->lock);
+}
+
+/* Once a second, one of the fault threads sweeps every shard. */
+static void sweep(struct fault_thread *ft)
+{
+	uint64_t now = rt_now_ns(), last = atomic_load(&ft->fc->last_sweep);
+	unsigned int i;
+
+	if (now - last <= SWEEP_NS ||
+	    !atomic_compare_exchange_strong(&ft->fc->last_sweep, &last, now))
+		return;
+	pthread_rwlock_rdlock(&ft->rt->maps_lock);
+	for (i = 0; i < SHARDS; i++)
+		sweep_shard(ft->rt, &ft->fc->shard[i]);
+	pthread_rwlock_unlock(&ft->rt->maps_lock);
 }
 
 /* ---- Misses and prefetch ---------------------------------------------- */
@@ -237,27 +295,28 @@ bool fault_miss(struct fnmap *m, uint32_t blk, bool prefetch)
 	}
 }
 
-static void prefetch(struct fault_thread *ft, struct twin *t, struct fnmap *m,
-		     uint32_t blk)
+/* A miss of thread tid on (m, blk): its window holds the block, and
+ * blocks ahead are queued where advice or the thread's stride says. */
+static void touch_and_prefetch(struct fault_thread *ft, pid_t tid,
+			       struct fnmap *m, uint32_t blk)
 {
 	struct fnmap_runtime *rt = ft->rt;
 	uint32_t adv = atomic_load(&m->blocks[blk].state) & BF_ADV_MASK;
+	bool none = (rt->cfg.flags & FNMAP_CFG_NO_PREFETCH) ||
+		    (adv & BF_ADV_RANDOM);
 	unsigned int depth = 0, i;
-	int64_t stride;
+	int64_t stride = 0;
 
-	if ((rt->cfg.flags & FNMAP_CFG_NO_PREFETCH) || (adv & BF_ADV_RANDOM))
-		return;
-	if (adv & BF_ADV_SEQ) {
+	if (none || (adv & BF_ADV_SEQ)) {
+		touch(ft, tid, m, blk, NULL, NULL);
+		if (none)
+			return;
 		stride = 1;
 		depth = (unsigned int)(rt->cfg.max_request >> m->bshift);
 		if (depth < 2)
 			depth = 2;
 	} else {
-		if (!t)
-			return;
-		stride = stride_observe(&t->stride,
-					((uint64_t)m->slot << 32) | m->gen,
-					blk, &depth);
+		touch(ft, tid, m, blk, &stride, &depth);
 	}
 	for (i = 1; i <= depth && stride; i++) {
 		int64_t b = (int64_t)blk + (int64_t)i * stride;
@@ -279,7 +338,6 @@ static bool handle(struct fault_thread *ft, const struct uffd_msg *msg)
 					 ~(FNMAP_PAGE_SIZE - 1));
 	pid_t tid = (pid_t)msg->arg.pagefault.feat.ptid;
 	struct fnmap *m;
-	struct twin *t;
 	uint32_t blk;
 
 	if (msg->event != UFFD_EVENT_PAGEFAULT)
@@ -298,7 +356,7 @@ static bool handle(struct fault_thread *ft, const struct uffd_msg *msg)
 			return false;
 		if (r == 1) {
 			counter_add(&m->c.faults_wp, 1);
-			touch(ft, tid, m, blk);
+			touch(ft, tid, m, blk, NULL, NULL);
 			return true;
 		}
 	}
@@ -311,8 +369,7 @@ static bool handle(struct fault_thread *ft, const struct uffd_msg *msg)
 		return true;
 	}
 	fault_miss(m, blk, false);
-	t = touch(ft, tid, m, blk);
-	prefetch(ft, t, m, blk);
+	touch_and_prefetch(ft, tid, m, blk);
 	return true;
 }
 
@@ -364,16 +421,28 @@ static void *fault_main(void *arg)
 	struct fault_thread ft = { .rt = arg };
 	struct fnmap_runtime *rt = ft.rt;
 	struct uffd_msg msgs[BATCH];
+	struct epoll_event ev[2];
 	sigset_t all;
+	int ep;
 
+	ft.fc = rt->fault;
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	pthread_setname_np(pthread_self(), "fnmap-fault");
+	/* One idle reader woken per message burst, not all of them; the
+	 * stop eventfd wakes everyone. */
+	ep = epoll_create1(EPOLL_CLOEXEC);
+	if (ep < 0 ||
+	    epoll_ctl(ep, EPOLL_CTL_ADD, rt->uffd.fd, &(struct epoll_event){
+			.events = EPOLLIN | EPOLLEXCLUSIVE }) ||
+	    epoll_ctl(ep, EPOLL_CTL_ADD, rt->fault_wake, &(struct epoll_event){
+			.events = EPOLLIN })) {
+		rt_log("fault thread epoll: %s", strerror(errno));
+		if (ep >= 0)
+			close(ep);
+		return NULL;
+	}
 	while (!atomic_load(&rt->stopping)) {
-		struct pollfd fds[2] = {
-			{ .fd = rt->uffd.fd, .events = POLLIN },
-			{ .fd = rt->fault_wake, .events = POLLIN },
-		};
-		uint64_t now;
 		ssize_t r;
 
 		if (ft.ndeferred) {
@@ -388,50 +457,84 @@ static void *fault_main(void *arg)
 				free(d);
 			}
 		}
-		if (poll(fds, 2, ft.ndeferred ? 1 : 250) < 0 && errno != EINTR)
-			rt_log("fault thread poll: %s", strerror(errno));
+		if (epoll_wait(ep, ev, 2, ft.ndeferred ? 1 : 250) < 0 &&
+		    errno != EINTR)
+			rt_log("fault thread epoll_wait: %s", strerror(errno));
 		while ((r = read(rt->uffd.fd, msgs, sizeof(msgs))) > 0)
 			handle_batch(&ft, msgs, (size_t)r / sizeof(msgs[0]));
 		if (r < 0 && errno != EAGAIN && errno != EINTR) {
 			rt_log("reading userfaultfd: %s", strerror(errno));
 			break;
 		}
-		now = rt_now_ns();
-		if (now - ft.last_sweep > SWEEP_NS) {
-			pthread_rwlock_rdlock(&rt->maps_lock);
-			sweep(&ft);
-			pthread_rwlock_unlock(&rt->maps_lock);
-			ft.last_sweep = now;
-		}
+		sweep(&ft);
 	}
-	free(ft.tw);
+	close(ep);
 	free(ft.deferred);
 	return NULL;
 }
 
+static void fault_free(struct fnmap_runtime *rt)
+{
+	struct fault_ctl *fc = rt->fault;
+	unsigned int i;
+
+	for (i = 0; i < SHARDS; i++) {
+		pthread_mutex_destroy(&fc->shard[i].lock);
+		free(fc->shard[i].tw);
+	}
+	free(fc->threads);
+	free(fc);
+	rt->fault = NULL;
+	if (rt->fault_wake >= 0)
+		close(rt->fault_wake);
+	rt->fault_wake = -1;
+}
+
 int fault_start(struct fnmap_runtime *rt)
 {
+	struct fault_ctl *fc = calloc(1, sizeof(*fc));
+	unsigned int i;
+
+	rt->fault_wake = -1;
+	if (!fc)
+		return -1;
+	rt->fault = fc;
+	for (i = 0; i < SHARDS; i++)
+		pthread_mutex_init(&fc->shard[i].lock, NULL);
+	atomic_store(&fc->last_sweep, rt_now_ns());
+	fc->threads = calloc(rt->cfg.fault_threads, sizeof(*fc->threads));
 	rt->fault_wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (rt->fault_wake < 0)
+	if (!fc->threads || rt->fault_wake < 0) {
+		fault_free(rt);
 		return -1;
-	if (pthread_create(&rt->fault_thread, NULL, fault_main, rt)) {
-		close(rt->fault_wake);
-		rt->fault_wake = -1;
-		return -1;
+	}
+	for (i = 0; i < rt->cfg.fault_threads; i++) {
+		if (pthread_create(&fc->threads[i], NULL, fault_main, rt)) {
+			fault_stop(rt);
+			return -1;
+		}
+		fc->nthreads++;
 	}
 	return 0;
 }
 
 void fault_stop(struct fnmap_runtime *rt)
 {
+	struct fault_ctl *fc = rt->fault;
 	uint64_t one = 1;
+	unsigned int i;
 
-	if (rt->fault_wake < 0)
+	if (!fc)
 		return;
 	atomic_store(&rt->stopping, true);
-	if (write(rt->fault_wake, &one, sizeof(one)) < 0)
-		rt_log("waking the fault thread: %s", strerror(errno));
-	pthread_join(rt->fault_thread, NULL);
-	close(rt->fault_wake);
-	rt->fault_wake = -1;
+	if (fc->nthreads && write(rt->fault_wake, &one, sizeof(one)) < 0)
+		rt_log("waking the fault threads: %s", strerror(errno));
+	for (i = 0; i < fc->nthreads; i++)
+		pthread_join(fc->threads[i], NULL);
+	fault_free(rt);
+}
+
+unsigned int fault_threads(const struct fnmap_runtime *rt)
+{
+	return rt->fault ? rt->fault->nthreads : 0;
 }

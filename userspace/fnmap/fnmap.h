@@ -53,11 +53,14 @@ struct fnmap_config {
 	uint64_t max_request;
 	/* FNMAP_CFG_* */
 	unsigned int flags;
+	/* Threads serving faults (1..64; 0 = 4), reading one userfaultfd. */
+	unsigned int fault_threads;
 };
 
 /*
  * Defaults, then the FNMAP_BUDGET, FNMAP_CHANNELS, FNMAP_QUEUE_DEPTH,
- * FNMAP_MAX_REQUEST and FNMAP_FLAGS environment variables. -1 (EINVAL) if
+ * FNMAP_MAX_REQUEST, FNMAP_FLAGS and FNMAP_FAULT_THREADS environment
+ * variables. -1 (EINVAL) if
  * one of them is malformed; the defaults stay in *cfg then.
  */
 int fnmap_config_init(struct fnmap_config *cfg);
@@ -191,6 +194,7 @@ struct fnmap_stats {
 	/* How the runtime runs here. */
 	unsigned int block_size;
 	unsigned int channels, queue_depth;
+	unsigned int fault_threads;
 	unsigned int direct_io;	/* 1 if the file is read with O_DIRECT */
 	const char *uffd_source; /* "syscall", "/dev/userfaultfd", "user-mode-only" */
 	const char *io_engine;	/* "io_uring", "psync" */

@@ -3,8 +3,8 @@
  * libfnmap's insides: the mapping, its cache entry table, the runtime that
  * serves every mapping of the process, and how the pieces call each other.
  *
- *   fault.c      the fault thread: reads userfaultfd, keeps each thread's
- *                blocks in use, queues misses and prefetches, handles
+ *   fault.c      the fault threads: read userfaultfd, keep each thread's
+ *                blocks in use, queue misses and prefetches, handle
  *                first writes
  *   queue.c      the request queue: demand, prefetch and write FIFOs,
  *                coalescing of adjacent blocks into one request
@@ -38,6 +38,7 @@
 #define FNMAP_MAX_BLOCK		(2UL << 20)
 #define FNMAP_DEFAULT_BLOCK	(64UL << 10)
 #define FNMAP_MAX_MAPS		4096
+#define FNMAP_DEFAULT_FAULT_THREADS	4
 #define FNMAP_ERRLEN		256
 
 /* ---- Cache entry table --------------------------------------------- */
@@ -174,7 +175,7 @@ static inline size_t map_block_len(const struct fnmap *m, uint32_t blk)
 	return m->length - start < m->bs ? m->length - start : m->bs;
 }
 
-/* The mapping table: lookups by the fault thread and fnmap_lookup(). */
+/* The mapping table: lookups by the fault threads and fnmap_lookup(). */
 struct fnmap *map_get(struct fnmap_runtime *rt, unsigned int slot,
 		      uint32_t gen);
 struct fnmap *map_find(struct fnmap_runtime *rt, const void *addr);
@@ -220,6 +221,7 @@ struct io {
 
 /* ---- The runtime ------------------------------------------------------ */
 
+struct fault_ctl;
 struct channel;
 struct queue;
 struct cache;
@@ -233,7 +235,7 @@ struct fnmap_runtime {
 	_Atomic bool stopping;
 
 	/* Mapping table: slots written under maps_lock (write), read under
-	 * it (read) by the fault thread and the API. */
+	 * it (read) by the fault threads and the API. */
 	pthread_rwlock_t maps_lock;
 	struct fnmap *maps[FNMAP_MAX_MAPS];
 	uint32_t gens[FNMAP_MAX_MAPS];
@@ -241,7 +243,7 @@ struct fnmap_runtime {
 	struct fnmap_counters closed;	/* counters of closed mappings */
 	pthread_mutex_t closed_lock;
 
-	pthread_t fault_thread;
+	struct fault_ctl *fault;	/* the fault threads */
 	int fault_wake;			/* eventfd: stop */
 
 	struct queue *queue;
@@ -260,6 +262,7 @@ struct fnmap_runtime *runtime_peek(void);
 /* fault.c */
 int fault_start(struct fnmap_runtime *rt);
 void fault_stop(struct fnmap_runtime *rt);
+unsigned int fault_threads(const struct fnmap_runtime *rt);
 /* A missing fault (or prefetch) on m's block blk: queue a read unless the
  * block is resident, queued or being read. true if a read was queued. */
 bool fault_miss(struct fnmap *m, uint32_t blk, bool prefetch);
@@ -343,7 +346,7 @@ void wb_wait(struct wb_tickets *t, uint64_t upto);
 /*
  * A first write to a clean page: 1 if the block is resident (the page is
  * now dirty and writable), 0 if not (handle it as a miss), -EAGAIN if the
- * block is locked (try again later: the fault thread never waits).
+ * block is locked (try again later: a fault thread never waits).
  */
 int wb_fault(struct fnmap *m, uint32_t blk, char *page);
 /* Write-back finished (all pieces of io). */

@@ -180,7 +180,7 @@ bool queue_read(struct fnmap_runtime *rt, struct fnmap *m, uint32_t blk,
 }
 
 /*
- * The fault thread queues many reads per batch of messages: it holds the
+ * A fault thread queues many reads per batch of messages: it holds the
  * kicks back and sends one at the end (a kick is a system call).
  */
 void queue_hold_kicks(bool hold)

@@ -161,6 +161,7 @@ int fnmap_config_init(struct fnmap_config *cfg)
 {
 	struct fnmap_config c = {
 		.channels = 4, .queue_depth = 8, .max_request = 1 << 20,
+		.fault_threads = FNMAP_DEFAULT_FAULT_THREADS,
 	};
 	const char *s;
 	int r = 0;
@@ -174,7 +175,8 @@ int fnmap_config_init(struct fnmap_config *cfg)
 					    &c.max_request))
 		r = -1;
 	if (parse_uint_env("FNMAP_CHANNELS", 64, &c.channels) ||
-	    parse_uint_env("FNMAP_QUEUE_DEPTH", 256, &c.queue_depth))
+	    parse_uint_env("FNMAP_QUEUE_DEPTH", 256, &c.queue_depth) ||
+	    parse_uint_env("FNMAP_FAULT_THREADS", 64, &c.fault_threads))
 		r = -1;
 	s = getenv("FNMAP_FLAGS");
 	if (s && *s && fnmap_parse_flags(s, &c.flags))
@@ -189,6 +191,9 @@ static int check_config(const struct fnmap_config *c)
 	if (c->channels < 1 || c->channels > 64)
 		return rt_fail(NULL, 0, EINVAL, "channels %u: want 1..64",
 				  c->channels);
+	if (c->fault_threads > 64)
+		return rt_fail(NULL, 0, EINVAL, "fault threads %u: want 1..64",
+				  c->fault_threads);
 	if (c->queue_depth < 1 || c->queue_depth > 256)
 		return rt_fail(NULL, 0, EINVAL, "queue depth %u: want 1..256",
 				  c->queue_depth);
@@ -265,6 +270,8 @@ static struct fnmap_runtime *runtime_start(const struct fnmap_config *cfg)
 	rt->cfg = *cfg;
 	if (!rt->cfg.max_request)
 		rt->cfg.max_request = 1 << 20;
+	if (!rt->cfg.fault_threads)
+		rt->cfg.fault_threads = FNMAP_DEFAULT_FAULT_THREADS;
 	rt->pid = getpid();
 	rt->fault_wake = -1;
 	rt->uffd.fd = -1;
@@ -459,6 +466,7 @@ int fnmap_stats(const struct fnmap *m, struct fnmap_stats *st)
 	cache_stats(rt, st);
 	st->channels = rt->nchannels;
 	st->queue_depth = rt->cfg.queue_depth;
+	st->fault_threads = fault_threads(rt);
 	st->uffd_source = rt->uffd.source;
 	st->io_engine = channels_engine(rt);
 	return 0;

@@ -37,6 +37,8 @@ static const struct mx_mode_option fnmap_options[] = {
 	{ "fnmap-channels", "N", "I/O channels: io_uring instances, one "
 	  "thread each (1 to 64)", "4" },
 	{ "fnmap-qd", "N", "requests in flight per channel (1 to 256)", "8" },
+	{ "fnmap-fault-threads", "N", "threads serving the faults, reading "
+	  "one userfaultfd (1 to 64)", "4" },
 	{ "fnmap-max-request", "SIZE", "largest coalesced request (a "
 	  "multiple of 4KiB up to 64MiB)", "1MiB" },
 	{ "fnmap-flags", "LIST", "runtime switches for ablations, "
@@ -76,6 +78,11 @@ static int fnmap_option(struct mx_mode_run *r, const char *name,
 			c->cfg.channels = (unsigned int)v;
 		else
 			c->cfg.queue_depth = (unsigned int)v;
+	} else if (!strcmp(name, "fnmap-fault-threads")) {
+		if (fnblk_parse_uint(arg, 1, 64, &v, &why))
+			return fnblk_seterr(err, errlen, "'%s': %s (1 to 64)",
+					    arg, why);
+		c->cfg.fault_threads = (unsigned int)v;
 	} else if (!strcmp(name, "fnmap-max-request")) {
 		if (fnblk_parse_size(arg, &v, &why))
 			return fnblk_seterr(err, errlen, "'%s': %s", arg, why);
@@ -172,6 +179,7 @@ static void fnmap_mode_describe(struct mx_mode_run *r, json_t *s)
 	json_object_set_new(s, "budget", json_integer((json_int_t)st.budget));
 	json_object_set_new(s, "channels", json_integer(st.channels));
 	json_object_set_new(s, "queue_depth", json_integer(st.queue_depth));
+	json_object_set_new(s, "fault_threads", json_integer(st.fault_threads));
 	json_object_set_new(s, "runtime_flags", json_integer(flags));
 	json_object_set_new(s, "direct_io", json_boolean(st.direct_io));
 	json_object_set_new(s, "userfaultfd", json_string(st.uffd_source));
