@@ -16,12 +16,18 @@
  * its windows released carries BF_RECENT ("semi-active": passed over once
  * by the clock, which clears the bit); others are "inactive" and may go.
  *
+ * Blocks in use cannot go, so they do not count against the capacity:
+ * the cache holds up to its capacity of other blocks besides them (with
+ * WINDOW blocks per faulting thread, at most that many more).
+ *
  * One thread, the evictor, owns the clock: a ring of resident blocks in
  * the order they arrived (fills post them to a list it drains). It wakes
- * when resident bytes pass 15/16 of the capacity and evicts down to 7/8,
- * a batch at a time; it also samples memory pressure every 100 ms. When a
- * whole turn of the clock finds every block in use, fills may exceed the
- * capacity rather than wait (counted as overcommit).
+ * when resident bytes (beyond those in use) pass 15/16 of the capacity
+ * and evicts down to 7/8, a batch at a time; it also samples memory
+ * pressure every 100 ms. When a whole turn of the clock finds nothing
+ * that may go (dirty private blocks, write-backs in flight) although too
+ * much is resident, fills may exceed that rather than wait (counted as
+ * overcommit) until something can go.
  *
  * FNMAP_CFG_SIMPLE_CACHE is the ablation baseline: capacity = budget at
  * once, FIFO order that ignores use, and one lock around every fault,
@@ -59,6 +65,7 @@ struct cache {
 
 	_Atomic uint64_t resident, reading, capacity, budget_now;
 	_Atomic uint64_t leaving;	/* dirty evictions being written */
+	_Atomic uint64_t held;		/* blocks thread windows hold */
 	_Atomic uint64_t resident_max, dirty;
 	_Atomic uint32_t evicted_pages;	/* eviction clock, in pages */
 	_Atomic bool stalled;
@@ -123,12 +130,19 @@ static void wake_evictor(struct cache *c)
 		rt_log("waking the evictor: %s", strerror(errno));
 }
 
+/* Blocks in use are never evicted: the cache holds up to its capacity of
+ * other blocks besides them (the simple cache ignores use). */
+static uint64_t in_use(struct cache *c)
+{
+	return c->simple ? 0 : atomic_load(&c->held);
+}
+
 static bool over_high(struct cache *c)
 {
 	uint64_t cap = atomic_load(&c->capacity);
 
 	return atomic_load(&c->resident) + atomic_load(&c->reading) >
-	       cap - cap / 16;
+	       cap - cap / 16 + in_use(c);
 }
 
 bool cache_admit(struct fnmap_runtime *rt, size_t bytes)
@@ -137,7 +151,8 @@ bool cache_admit(struct fnmap_runtime *rt, size_t bytes)
 	uint64_t res = atomic_load(&c->resident);
 	uint64_t rd = atomic_load(&c->reading);
 
-	if (res + rd + bytes <= atomic_load(&c->capacity) || !(res + rd))
+	if (res + rd + bytes <= atomic_load(&c->capacity) + in_use(c) ||
+	    !(res + rd))
 		return true;
 	if (atomic_load(&c->stalled)) {
 		atomic_fetch_add(&c->overcommit, 1);
@@ -259,10 +274,16 @@ void cache_note_miss(struct fnmap_runtime *rt, struct fnmap *m, uint32_t blk)
 	pthread_mutex_unlock(&c->growth_lock);
 }
 
-void cache_released(struct fnmap_runtime *rt, struct fnmap_block *b)
+void cache_held(struct fnmap_runtime *rt, const struct fnmap *m)
 {
-	(void)rt;
+	atomic_fetch_add(&rt->cache->held, m->bs);
+}
+
+void cache_released(struct fnmap_runtime *rt, const struct fnmap *m,
+		    struct fnmap_block *b)
+{
 	atomic_fetch_or(&b->state, BF_RECENT);
+	atomic_fetch_sub(&rt->cache->held, m->bs);
 }
 
 /* ---- Eviction ---------------------------------------------------------- */
@@ -406,8 +427,8 @@ static unsigned int evict_until(struct fnmap_runtime *rt, uint64_t target)
 
 	pthread_rwlock_rdlock(&rt->maps_lock);
 	cache_global_lock(rt);
-	while (atomic_load(&c->resident) - atomic_load(&c->leaving) > target &&
-	       c->ring.n && budget--) {
+	while (atomic_load(&c->resident) - atomic_load(&c->leaving) >
+	       target + in_use(c) && c->ring.n && budget--) {
 		struct clock_ent e = ring_pop(&c->ring);
 		struct fnmap *m = map_get(rt, e.slot, e.gen);
 		struct fnmap_block *b;
@@ -440,10 +461,11 @@ static unsigned int evict_until(struct fnmap_runtime *rt, uint64_t target)
 	}
 	cache_global_unlock(rt);
 	pthread_rwlock_unlock(&rt->maps_lock);
-	/* Nothing could go although too much is resident: let fills
-	 * overcommit until a block is released. */
+	/* Nothing could go although too much is resident besides the
+	 * blocks in use (dirty private blocks, write-backs in flight): let
+	 * fills overcommit until one can go. */
 	atomic_store(&c->stalled, !evicted &&
-		     atomic_load(&c->resident) > target && passed);
+		     atomic_load(&c->resident) > target + in_use(c) && passed);
 	return evicted;
 }
 
@@ -507,6 +529,10 @@ void cache_forget(struct fnmap_runtime *rt, struct fnmap *m)
 
 		if (st == B_RESIDENT || st == B_EVICTING)
 			bytes += m->bs;
+		/* Windows still holding it never release it: m is out of
+		 * the table, their holds find nothing. */
+		if (atomic_load(&m->blocks[blk].refs))
+			atomic_fetch_sub(&c->held, m->bs);
 	}
 	atomic_fetch_sub(&c->resident, bytes);
 }

@@ -142,7 +142,7 @@ static void release(struct fnmap_runtime *rt, const struct hold *h)
 		return;
 	b = &m->blocks[h->blk];
 	if (atomic_fetch_sub(&b->refs, 1) == 1)
-		cache_released(rt, b);
+		cache_released(rt, m, b);
 }
 
 /*
@@ -176,7 +176,8 @@ static void touch(struct fault_thread *ft, pid_t tid, struct fnmap *m,
 	memmove(&t->hold[1], &t->hold[0], t->nhold * sizeof(h));
 	t->hold[0] = h;
 	t->nhold++;
-	atomic_fetch_add(&m->blocks[blk].refs, 1);
+	if (atomic_fetch_add(&m->blocks[blk].refs, 1) == 0)
+		cache_held(ft->rt, m);
 held:
 	if (stride)
 		*stride = stride_observe(&t->stride,

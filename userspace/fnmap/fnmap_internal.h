@@ -306,8 +306,11 @@ void cache_reading(struct fnmap_runtime *rt, ssize_t bytes);
 void cache_fill_done(struct fnmap_runtime *rt, struct io *io);
 /* A miss on a block evicted before: feeds lazy growth. */
 void cache_note_miss(struct fnmap_runtime *rt, struct fnmap *m, uint32_t blk);
-/* A thread window released its last hold on a block. */
-void cache_released(struct fnmap_runtime *rt, struct fnmap_block *b);
+/* A thread window took the first hold on a block of m (in use: the cache
+ * may exceed its capacity by the blocks in use), or released the last. */
+void cache_held(struct fnmap_runtime *rt, const struct fnmap *m);
+void cache_released(struct fnmap_runtime *rt, const struct fnmap *m,
+		    struct fnmap_block *b);
 /* Drop clean, unused-by-I/O blocks of m in [first, last]. */
 void cache_invalidate(struct fnmap_runtime *rt, struct fnmap *m,
 		      uint32_t first, uint32_t last);
