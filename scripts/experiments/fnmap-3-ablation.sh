@@ -15,13 +15,19 @@
 #     1 thread, default budget; mmap (default advice) for reference.
 # The paper (umap, fig. 13a): coalescing alone 3.5x mmap single-threaded
 # but no scaling past 8 threads; the cache brings the scaling.
+# A wrapper may run a part of it in a boot of its own: E3_PARTS (letters,
+# default abcd), E3_THREADS (part a's thread counts, default "1 16"),
+# E3_DUR (per run, default 5s).
 #include matrix-common.sh
 #include fnmap-common.sh
 
+E3_PARTS=${E3_PARTS:-abcd}
+E3_THREADS=${E3_THREADS:-1 16}
+E3_DUR=${E3_DUR:-5s}
 SUMMARY=$RESULTS/fnmap-3-ablation-$KV.summary
 big_matrix
 {
-	echo "# fnmap experiment 3: ablation on a 256 MiB matrix, 5 s per run"
+	echo "# fnmap experiment 3: ablation on a 256 MiB matrix, parts $E3_PARTS, $E3_DUR per run"
 	conditions
 	echo "# el/s: elements read per second (8 bytes each); x_mmap: over mmap in the same part;"
 	echo "# fn: the runtime's reads (count, mean KiB, mean in flight); MiB_rd: read from the"
@@ -48,9 +54,10 @@ fn() {
 	row "$name" $part "$setting" $thr "$(ratio "$(rate "$name")" "$(rate "$base")")"
 }
 
-rows="--pattern rows --duration 5s"
+rows="--pattern rows --duration $E3_DUR"
 small="--fnmap-budget 64MiB"
-for t in 1 16; do
+part() { case $E3_PARTS in *$1*) return 0 ;; esac; return 1; }
+part a && for t in $E3_THREADS; do
 	mx "e3a-mmap-$t" $DEV --mode mmap --advise random --threads $t $rows
 	row "e3a-mmap-$t" a "mmap random" $t -
 	fn "e3a-neither-$t" a neither $t "e3a-mmap-$t" $rows $small \
@@ -62,17 +69,17 @@ for t in 1 16; do
 	fn "e3a-both-$t" a both $t "e3a-mmap-$t" $rows $small --fnmap-flags no-prefetch
 	fn "e3a-all-$t" a "both + prefetch" $t "e3a-mmap-$t" $rows $small
 done
-for bs in 64KiB 256KiB 1MiB 2MiB; do
+part b && for bs in 64KiB 256KiB 1MiB 2MiB; do
 	fn "e3b-$bs" b "block $bs" 16 e3a-mmap-16 $rows $small --bs $bs
 done
-for ch in 1 2 4 8; do
+part c && for ch in 1 2 4 8; do
 	fn "e3c-$ch" c "channels $ch" 16 e3a-mmap-16 $rows $small --fnmap-channels $ch
 done
-for p in cols rows tiles xtx; do
-	mx "e3d-mmap-$p" $DEV --mode mmap --pattern $p --duration 5s
+part d && for p in cols rows tiles xtx; do
+	mx "e3d-mmap-$p" $DEV --mode mmap --pattern $p --duration $E3_DUR
 	row "e3d-mmap-$p" d "$p: mmap normal" 1 -
-	fn "e3d-on-$p" d "$p: prefetch" 1 "e3d-mmap-$p" --pattern $p --duration 5s
-	fn "e3d-off-$p" d "$p: no-prefetch" 1 "e3d-mmap-$p" --pattern $p --duration 5s \
+	fn "e3d-on-$p" d "$p: prefetch" 1 "e3d-mmap-$p" --pattern $p --duration $E3_DUR
+	fn "e3d-off-$p" d "$p: no-prefetch" 1 "e3d-mmap-$p" --pattern $p --duration $E3_DUR \
 		--fnmap-flags no-prefetch
 done
 cat "$SUMMARY"
