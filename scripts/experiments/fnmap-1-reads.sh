@@ -15,13 +15,15 @@
 #                 from the start (what lazy growth costs while it learns)
 # Neither is limited in memory: both may end up holding the matrix. The
 # paper (umap, fig. 12): 2.8x mmap's read throughput at 32 threads.
+# A wrapper may set E1_THREADS (default "1 4 16 32 64") and E1_DUR (per
+# run, default 4s).
 #include matrix-common.sh
 #include fnmap-common.sh
 
 SUMMARY=$RESULTS/fnmap-1-reads-$KV.summary
 big_matrix
 {
-	echo "# fnmap experiment 1a: threads reading random rows of a 256 MiB matrix, 4 s per run"
+	echo "# fnmap experiment 1a: threads reading random rows of a 256 MiB matrix, ${E1_DUR:-4s} per run"
 	conditions
 	echo "# el/s: elements read per second (8 bytes each); x_rnd, x_nrm: fnmap over mmap random, normal;"
 	echo "# p50/p99: per access (512 elements, 512 pages); dev: the device's reads (count, mean KiB);"
@@ -42,8 +44,8 @@ row() { # name mode threads x_rnd x_nrm
 		"$(pct "$(v "$1" result.delay_shares.cpu)")" "$(mib "$(v "$1" memory.peak)")" >>"$SUMMARY"
 }
 
-run="--pattern rows --duration 4s"
-for t in 1 4 16 32 64; do
+run="--pattern rows --duration ${E1_DUR:-4s}"
+for t in ${E1_THREADS:-1 4 16 32 64}; do
 	mmap_both e1r $t $run
 	for f in "fnmap" "fnmap nogrow"; do
 		name=e1r-$(echo "$f" | tr ' ' -)-$t
