@@ -24,6 +24,8 @@
 # make check [KERNELS="6.1 6.12"]        every test: host, then VMs
 # make fresh-check                       the README's set-up commands on a
 #                                        fresh Debian 12 root (mmdebstrap)
+# make debug-kernel                      lockdep/KASAN/UBSAN/kmemleak 6.1
+#                                        kernel (cached) + fnblk.ko for it
 # make demo                              checkpoint fleet on fnblk in a VM
 # See Documentation/build.rst.
 
@@ -47,7 +49,13 @@ endif
 else
 KVERS := $(patsubst /lib/modules/%/build,%,$(wildcard /lib/modules/*/build))
 endif
-kdir = $(or $(KDIR),/lib/modules/$(1)/build)
+
+# The debug kernel (make debug-kernel), when built: the module is built for
+# it too, against its object tree.
+DEBUG_KERNEL := $(BUILD)/debug-kernel
+DEBUG_KVER := $(if $(KDIR),,$(shell cat $(DEBUG_KERNEL)/kver 2>/dev/null))
+MODULE_KVERS := $(KVERS) $(DEBUG_KVER)
+kdir = $(or $(KDIR),$(if $(filter $(DEBUG_KVER),$(1)),$(DEBUG_KERNEL)/build,/lib/modules/$(1)/build))
 
 # "make install" targets KVER: KDIR's kernel, else the running one. A
 # build host (running some other kernel) names one: make install KVER=...
@@ -63,8 +71,8 @@ LINT_FILES = $(wildcard module/*.c module/*.h) uapi/linux/fnblk.h
 
 .PHONY: all modules userspace root selftests kernel-tools uapi uapi-check install \
 	install-module install-userspace dkms-add lint checkpatch sparse \
-	check-deps check fresh-check demo \
-	clean help $(KVERS:%=module-%) $(KVERS:%=sparse-%)
+	check-deps check fresh-check demo debug-kernel \
+	clean help $(MODULE_KVERS:%=module-%) $(KVERS:%=sparse-%)
 
 all: uapi-check modules userspace root selftests
 
@@ -80,10 +88,10 @@ uapi:
 help:
 	@sed -n '/^# make \[KDIR/,/^# See/{s/^# \{0,1\}//;p;/^See/q;}' Makefile
 
-modules: $(KVERS:%=module-%)
+modules: $(MODULE_KVERS:%=module-%)
 
 # One object tree per kernel, see scripts/mirror-module.
-$(KVERS:%=module-%): module-%:
+$(MODULE_KVERS:%=module-%): module-%:
 	@if [ ! -f module/Kbuild ]; then \
 		echo "  SKIP    fnblk.ko for $*: module/Kbuild does not exist yet"; \
 	else \
@@ -190,6 +198,12 @@ check:
 
 fresh-check:
 	scripts/fresh-check
+
+# The kernel is cached outside the tree (scripts/debug-kernel); the module
+# for it is then built by a fresh make, which sees its release.
+debug-kernel:
+	scripts/debug-kernel
+	$(MAKE) modules
 
 demo:
 	scripts/demo
