@@ -26,6 +26,8 @@
 #                                        fresh Debian 12 root (mmdebstrap)
 # make debug-kernel                      lockdep/KASAN/UBSAN/kmemleak 6.1
 #                                        kernel (cached) + fnblk.ko for it
+# make check-debug                       every selftest on the debug kernel;
+#                                        fails on any checker report
 # make demo                              checkpoint fleet on fnblk in a VM
 # See Documentation/build.rst.
 
@@ -71,7 +73,7 @@ LINT_FILES = $(wildcard module/*.c module/*.h) uapi/linux/fnblk.h
 
 .PHONY: all modules userspace root selftests kernel-tools uapi uapi-check install \
 	install-module install-userspace dkms-add lint checkpatch sparse \
-	check-deps check fresh-check demo debug-kernel \
+	check-deps check fresh-check demo debug-kernel check-debug \
 	clean help $(MODULE_KVERS:%=module-%) $(KVERS:%=sparse-%)
 
 all: uapi-check modules userspace root selftests
@@ -204,6 +206,9 @@ fresh-check:
 debug-kernel:
 	scripts/debug-kernel
 	$(MAKE) modules
+
+check-debug:
+	scripts/check-debug
 
 demo:
 	scripts/demo

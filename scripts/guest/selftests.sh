@@ -6,6 +6,17 @@
 # /results/kselftest.tap.
 # usage: selftests.sh [TEST...]   (default: every test in the list)
 # Exits 1 if any test failed.
+#
+# On a kernel with kmemleak (the debug kernel, "make check-debug") leaks
+# suspected before the tests are set aside first; after them fnblk is
+# unloaded (its teardown counts too) and kmemleak's report goes to
+# /results/kmemleak.txt, lockdep's state to /results/lockdep_stats.
+
+kmemleak=/sys/kernel/debug/kmemleak
+if [ -w $kmemleak ]; then
+	echo scan >$kmemleak
+	echo clear >$kmemleak
+fi
 
 cd /opt/kselftest || { echo "no /opt/kselftest in this guest"; exit 1; }
 for t in "$@"; do
@@ -13,4 +24,21 @@ for t in "$@"; do
 	set -- "$@" -t "fnblk:$t"
 done
 ./run_kselftest.sh "$@" 2>&1 | tee /results/kselftest.tap
-! grep -q '^not ok' /results/kselftest.tap
+rc=0
+grep -q '^not ok' /results/kselftest.tap && rc=1
+
+if [ -w $kmemleak ]; then
+	if [ -e /sys/module/fnblk ] && ! rmmod fnblk; then
+		echo "FNBLK-VM: fnblk cannot be unloaded after the tests"
+		rc=1
+	fi
+	# An object is reported once unreferenced for 5 s and two scans.
+	sleep 6
+	echo scan >$kmemleak
+	sleep 6
+	echo scan >$kmemleak
+	cat $kmemleak >/results/kmemleak.txt
+	echo "FNBLK-VM: kmemleak: $(grep -c '^unreferenced object' /results/kmemleak.txt) suspected leaks"
+fi
+[ -r /proc/lockdep_stats ] && cp /proc/lockdep_stats /results/lockdep_stats
+exit $rc
