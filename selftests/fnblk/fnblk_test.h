@@ -35,6 +35,47 @@ static inline uint64_t now_ns(void)
 }
 
 /*
+ * Whether rates and durations mean something on this kernel. Under lockdep
+ * or kmemleak (the debug kernel of "make check-debug") every lock and
+ * allocation costs many times more, so tests still run their workload and
+ * check what it did, but not how fast: their timing assertions are skipped
+ * and the test says why. FNBLK_TIMING=strict or relaxed overrides the
+ * guess. Returns NULL when timing is checked, else the reason it is not.
+ */
+static inline const char *timing_unchecked(void)
+{
+	const char *e = getenv("FNBLK_TIMING");
+
+	if (e && !strcmp(e, "strict"))
+		return NULL;
+	if (e && !strcmp(e, "relaxed"))
+		return "FNBLK_TIMING=relaxed";
+	if (!access("/proc/lockdep", F_OK))
+		return "a lockdep kernel";
+	if (!access("/sys/kernel/debug/kmemleak", F_OK))
+		return "a kmemleak kernel";
+	return NULL;
+}
+
+/* A timing assertion: checked only where timing means something. */
+#define EXPECT_TIMING(cond) do {					\
+	if (!timing_unchecked())					\
+		EXPECT_TRUE(cond);					\
+} while (0)
+
+/*
+ * At the end of a test whose remaining assertions were about timing: on a
+ * kernel where they were not checked, the test reports SKIP with the
+ * reason (unless something else failed).
+ */
+#define SKIP_IF_TIMING_UNCHECKED() do {					\
+	const char *why_ = timing_unchecked();				\
+									\
+	if (why_ && _metadata->passed)					\
+		SKIP(return, "timing not checked on %s", why_);		\
+} while (0)
+
+/*
  * Load fnblk with no default device unless it is loaded already: from
  * $FNBLK_KO if set, else by modprobe (the test VM installs it in extra/).
  */

@@ -30,6 +30,31 @@ check_eq() { # description got want
 	if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1" "got '$2', want '$3'"; fi
 }
 
+# Why rates and durations are not checked on this kernel (a lockdep or
+# kmemleak kernel, or FNBLK_TIMING=relaxed), or nothing if they are; the
+# same rule as timing_unchecked() in fnblk_test.h.
+timing_unchecked() {
+	case ${FNBLK_TIMING:-} in
+	strict) return ;;
+	relaxed) echo "FNBLK_TIMING=relaxed"; return ;;
+	esac
+	if [ -e /proc/lockdep ]; then
+		echo "a lockdep kernel"
+	elif [ -e /sys/kernel/debug/kmemleak ]; then
+		echo "a kmemleak kernel"
+	fi
+}
+
+# A check about timing: skipped, with the reason, where timing means nothing.
+check_timing() { # description command...
+	why=$(timing_unchecked)
+	if [ -n "$why" ]; then
+		skip "$1" "timing not checked on $why"
+	else
+		check "$@"
+	fi
+}
+
 skip_all() { # reason: nothing can be tested here
 	echo "1..0 # SKIP $1"
 	exit $KSFT_SKIP
