@@ -19,6 +19,13 @@ if [ -w $kmemleak ]; then
 fi
 
 cd /opt/kselftest || { echo "no /opt/kselftest in this guest"; exit 1; }
+# A debug kernel runs everything about ten times slower: each test program
+# gets that much longer (the harness tests scale their own deadlines,
+# fnblk_test.h).
+if [ -e /proc/lockdep ] || [ -e $kmemleak ]; then
+	t=$(sed -n 's/^timeout=//p' fnblk/settings)
+	[ -z "$t" ] || sed -i "s/^timeout=.*/timeout=$((t * ${FNBLK_TIMEOUT_SCALE:-10}))/" fnblk/settings
+fi
 for t in "$@"; do
 	shift
 	set -- "$@" -t "fnblk:$t"

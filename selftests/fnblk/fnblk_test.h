@@ -57,6 +57,34 @@ static inline const char *timing_unchecked(void)
 	return NULL;
 }
 
+/*
+ * The harness gives each test a deadline (30 s unless TEST_F_TIMEOUT says
+ * otherwise) sized for the normal kernels. On a lockdep or kmemleak kernel
+ * everything takes about ten times longer, so every deadline is multiplied
+ * by FNBLK_TIMEOUT_SCALE (default 10 there, 1 elsewhere) before the tests
+ * run: the macro below wraps the harness's test_harness_run(), which
+ * TEST_HARNESS_MAIN calls (in a test built on kselftest_harness.h).
+ */
+#ifdef TEST_HARNESS_MAIN
+static inline void scale_test_timeouts(void)
+{
+	const char *e = getenv("FNBLK_TIMEOUT_SCALE");
+	int k = e && *e ? atoi(e) :
+		(!access("/proc/lockdep", F_OK) ||
+		 !access("/sys/kernel/debug/kmemleak", F_OK)) ? 10 : 1;
+	struct __fixture_metadata *f;
+	struct __test_metadata *t;
+
+	if (k <= 1)
+		return;
+	for (f = __fixture_list; f; f = f->next)
+		for (t = f->tests; t; t = t->next)
+			t->timeout *= k;
+}
+#define test_harness_run(argc, argv) \
+	(scale_test_timeouts(), test_harness_run(argc, argv))
+#endif
+
 /* A timing assertion: checked only where timing means something. */
 #define EXPECT_TIMING(cond) do {					\
 	if (!timing_unchecked())					\

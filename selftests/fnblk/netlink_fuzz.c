@@ -52,6 +52,9 @@ struct fuzz {
 	struct fz_msg m;
 	uint64_t seed;
 	long count, i;
+	const char *test;	/* the TEST_F running, for the reproducer */
+	long div;		/* this run sends FNBLK_FUZZ_COUNT / div requests */
+	int io;			/* live I/O runs on LIVE_ID */
 	int unpriv;
 	int failslab;		/* allocations of the request may fail */
 	long lost;		/* requests whose answer could not be sent */
@@ -96,6 +99,12 @@ finding(struct fuzz *z, const char *fmt, ...)
 	       (unsigned long long)z->seed, z->unpriv ? ", unprivileged" : "",
 	       what);
 	hexdump(stdout, z->m.buf, z->m.len);
+	/* The run up to this request, again: the same seed, cut after it. */
+	printf("# reproduce: FNBLK_FUZZ_SEED=%llu FNBLK_FUZZ_COUNT=%ld%s ./netlink_fuzz -t %s%s\n",
+	       (unsigned long long)z->seed, (z->i + 1) * (z->div ? z->div : 1),
+	       z->io ? "" : " FNBLK_FUZZ_IO=0", z->test ? z->test : "?",
+	       z->failslab ? " (failing allocations are random: may differ)" :
+	       z->io ? " (add FNBLK_FUZZ_IO=0 for a run without live I/O's timing)" : "");
 	fflush(stdout);
 	if (z->nr_findings < MAX_FINDINGS)
 		snprintf(z->findings[z->nr_findings], sizeof(z->findings[0]),
@@ -691,6 +700,13 @@ static void one_request(struct fuzz *z)
 	if (fz_chance(&g->rng, 1))	/* shorter than the genetlink header */
 		z->m.len = ((struct nlmsghdr *)z->m.buf)->nlmsg_len =
 			NLMSG_HDRLEN + (uint32_t)fz_below(&g->rng, GENL_HDRLEN);
+	/*
+	 * The live device's data must read back as written: power loss and
+	 * injected faults are fuzzed on every other device.
+	 */
+	if ((s.cmd == FNBLK_CMD_DEV_CRASH || s.cmd == FNBLK_CMD_FAULT_ADD) &&
+	    named_id(z->m.buf, (int)z->m.len) == LIVE_ID)
+		return;
 
 	inject(z, 1);
 	ret = fz_send(&z->s, z->m.buf, z->m.len);
@@ -908,6 +924,10 @@ TEST_F_TIMEOUT(fuzz, requests_refused_or_applied, 3600)
 	uint64_t t0 = now_ns();
 	int status, io = env_u64("FNBLK_FUZZ_IO", 1) != 0, rc;
 	struct fz_answer a;
+	struct fnl c;
+
+	z->test = "requests_refused_or_applied";
+	z->io = io;
 
 	printf("# seed %llu, %ld requests%s (FNBLK_FUZZ_SEED=%llu repeats it)\n",
 	       (unsigned long long)z->seed, z->count, io ? ", live I/O" : "",
@@ -916,15 +936,14 @@ TEST_F_TIMEOUT(fuzz, requests_refused_or_applied, 3600)
 		       (void *)(intptr_t)env_u64("FNBLK_FUZZ_HANG_S", 120));
 	pthread_detach(wd);
 	unlink(STOP_FILE);
+	/* Added with or without I/O, so both runs send the same requests. */
+	ASSERT_EQ(0, fnl_open(&c));
+	ASSERT_EQ(0, dev_add(&c, &DEV_CFG(.name = LIVE_NAME,
+					  .size = 64 * MiB, .bw = 64 * MiB)))
+		TH_LOG("add " LIVE_NAME ": %s", c.err);
+	fnl_close(&c);
+	z->shadow[LIVE_ID] = 1;
 	if (io) {
-		struct fnl c;
-
-		ASSERT_EQ(0, fnl_open(&c));
-		ASSERT_EQ(0, dev_add(&c, &DEV_CFG(.name = LIVE_NAME,
-						  .size = 64 * MiB, .bw = 64 * MiB)))
-			TH_LOG("add " LIVE_NAME ": %s", c.err);
-		fnl_close(&c);
-		z->shadow[LIVE_ID] = 1;
 		z->io_pid = fork();
 		ASSERT_LE(0, z->io_pid);
 		if (!z->io_pid)
@@ -934,7 +953,6 @@ TEST_F_TIMEOUT(fuzz, requests_refused_or_applied, 3600)
 	TH_LOG("%ld requests in %.1f s", z->count, secs(now_ns() - t0));
 
 	if (io) {
-		struct fnl c;
 		int i;
 
 		/* Lift every limit: what is queued must now complete. */
@@ -996,6 +1014,8 @@ TEST_F_TIMEOUT(fuzz, unprivileged_changes_nothing, 1200)
 		if (setresuid(65534, 65534, 65534))
 			_exit(10);
 		z->unpriv = 1;
+		z->test = "unprivileged_changes_nothing";
+		z->div = 10;
 		z->g.rng.s = z->seed + 1;
 		printf("# unprivileged: seed %llu, %ld requests\n",
 		       (unsigned long long)z->seed + 1, z->count / 10);
@@ -1047,6 +1067,8 @@ TEST_F_TIMEOUT(fuzz, requests_under_failing_allocations, 1800)
 		ASSERT_EQ(0, write_str(path, knobs[k][1])) TH_LOG("%s", path);
 	}
 	z->failslab = 1;
+	z->test = "requests_under_failing_allocations";
+	z->div = 10;
 	z->g.rng.s = z->seed + 2;
 	printf("# failing allocations: seed %llu, %ld requests\n",
 	       (unsigned long long)z->seed + 2, z->count / 10);
