@@ -61,7 +61,7 @@ solo=$(param "$TMP/sync.csv" solo_ns.0)
 # 2 MiB at 32 MiB/s is 62.5 ms: the device cannot be faster than B.
 echo "# solo write ${solo}ns"
 check "a solo write takes at least S/B" [ "${solo:-0}" -ge 61000000 ]
-check "a solo write takes at most 3 S/B" [ "${solo:-0}" -le 187500000 ]
+check_timing "a solo write takes at most 3 S/B" [ "${solo:-0}" -le 187500000 ]
 fnblk-analyze "$TMP/sync.csv" >"$TMP/sync.txt"
 check "fnblk-analyze reads the events" [ $? -eq 0 ]
 slow=$(awk '/^write cost per job/ { on = 1; next } on && $1 == "0" { print $5 }' "$TMP/sync.txt")
