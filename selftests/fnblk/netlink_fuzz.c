@@ -890,6 +890,20 @@ static void run_requests(struct fuzz *z, long count)
 	}
 }
 
+/*
+ * The unprivileged and failing-allocation runs: a tenth of the requests,
+ * from a seed of their own derived from FNBLK_FUZZ_SEED.
+ */
+static void run_tenth(struct fuzz *z, const char *test, int k)
+{
+	z->test = test;
+	z->div = 10;
+	z->g.rng.s = z->seed + (uint64_t)k;
+	printf("# %s: seed %llu + %d, %ld requests\n", test,
+	       (unsigned long long)z->seed, k, z->count / 10);
+	run_requests(z, z->count / 10);
+}
+
 /* The family declares its commands and policies to the controller. */
 TEST_F(fuzz, family_declares_policies)
 {
@@ -1014,12 +1028,7 @@ TEST_F_TIMEOUT(fuzz, unprivileged_changes_nothing, 1200)
 		if (setresuid(65534, 65534, 65534))
 			_exit(10);
 		z->unpriv = 1;
-		z->test = "unprivileged_changes_nothing";
-		z->div = 10;
-		z->g.rng.s = z->seed + 1;
-		printf("# unprivileged: seed %llu, %ld requests\n",
-		       (unsigned long long)z->seed + 1, z->count / 10);
-		run_requests(z, z->count / 10);
+		run_tenth(z, "unprivileged_changes_nothing", 1);
 		report(_metadata, z);
 		_exit(z->nr_findings ? 1 : 0);
 	}
@@ -1067,12 +1076,7 @@ TEST_F_TIMEOUT(fuzz, requests_under_failing_allocations, 1800)
 		ASSERT_EQ(0, write_str(path, knobs[k][1])) TH_LOG("%s", path);
 	}
 	z->failslab = 1;
-	z->test = "requests_under_failing_allocations";
-	z->div = 10;
-	z->g.rng.s = z->seed + 2;
-	printf("# failing allocations: seed %llu, %ld requests\n",
-	       (unsigned long long)z->seed + 2, z->count / 10);
-	run_requests(z, z->count / 10);
+	run_tenth(z, "requests_under_failing_allocations", 2);
 	z->failslab = 0;
 	write_str(FAILSLAB "probability", "0");
 	write_str(FAILSLAB "task-filter", "N");
