@@ -106,6 +106,12 @@ struct fz_gen {
 	struct fz_rng rng;
 	const struct fz_policy *pols;	/* the current command's policies */
 	struct fz_pools *pools;
+	/*
+	 * A top-level attribute almost every request carries (the one that
+	 * names the object acted on), 0 for none: without it few requests
+	 * would reach past the lookup.
+	 */
+	int favoured;
 };
 
 /* Characters and pieces a configuration string is made of. */
@@ -365,14 +371,22 @@ static void fz_gen_attrs(struct fz_gen *g, struct fz_msg *m, int pol,
 	const struct fz_policy *p = g->pols && pol >= 0 && pol < FZ_MAX_POLS &&
 		g->pols[pol].known ? &g->pols[pol] : NULL;
 	uint32_t maxtype = p ? p->maxtype : 8, t, order[FZ_MAX_TYPE + 1];
-	unsigned int pct = 10 + (unsigned int)fz_below(&g->rng, 70);
+	/*
+	 * How full the message is: in a third of them one or two attributes
+	 * (a request that changes one thing, more likely valid as a whole),
+	 * else up to most of what the policy declares.
+	 */
+	unsigned int pct = fz_chance(&g->rng, 33) ?
+		2 + (unsigned int)fz_below(&g->rng, 6) :
+		10 + (unsigned int)fz_below(&g->rng, 70);
 	int i, nr = 0, bad_one = -1;
 
 	if (depth > 40)
 		return;
 	/* Declared attributes (all of them if the policy is unknown). */
 	for (t = 1; t <= maxtype; t++)
-		if ((!p || p->a[t].type) && fz_chance(&g->rng, pct))
+		if ((!p || p->a[t].type) &&
+		    fz_chance(&g->rng, depth == 0 && (int)t == g->favoured ? 90 : pct))
 			order[nr++] = t;
 	/* Shuffled: handlers must not depend on the order. */
 	for (i = nr - 1; i > 0; i--) {

@@ -118,6 +118,33 @@ pick() { # n word...
 	echo $1
 }
 
+# Who has a device open: pid and command of every holder, one a line.
+holders() { # name
+	for f in /proc/[0-9]*/fd/*; do
+		[ "$(readlink "$f" 2>/dev/null)" = /dev/$1 ] || continue
+		p=${f#/proc/}
+		p=${p%%/*}
+		echo "$p ($(cat /proc/$p/comm 2>/dev/null))"
+	done | sort -u | tr '\n' ' '
+}
+
+# Delete a device once its last user is gone. A process's final close can
+# come a moment after it exited (io_uring releases its files from a
+# worker), so "device is open" is retried for up to 10 s; after that the
+# holders are named.
+del_dev() { # name
+	i=0
+	while ! t fnblkctl dev del $1 >$tmp/del.out 2>&1; do
+		grep -q 'device is open' $tmp/del.out && [ $i -lt 100 ] || {
+			teardown_failed "dev del $1: $(cat $tmp/del.out); holders: $(holders $1)"
+			return 1
+		}
+		sleep 0.1
+		i=$((i + 1))
+	done
+	[ $i -eq 0 ] || echo "# cycle $c: $1 closed $((i / 10)).$((i % 10)) s after its users ended"
+}
+
 mem_avail() { awk '/^MemAvailable:/ { print $2 }' /proc/meminfo; }
 
 echo "TAP version 13"
@@ -134,6 +161,12 @@ while [ $c -lt $CYCLES ]; do
 	engine=$(pick $c psync libaio io_uring)
 	fleet_engine=$(pick $((c / 3)) uring psync)
 
+	# A cycle that could not unload the module would make every later
+	# one fail the same way: stop at the first.
+	if [ -e /sys/module/fnblk ]; then
+		teardown_failed "fnblk still loaded from the cycle before; stopped"
+		break
+	fi
 	load || { teardown_failed "module does not load"; continue; }
 	t fnblkctl dev add fnblk1 size 64MiB bw 32MiB/s fn $fn policy $policy \
 		grace 2ms >/dev/null || teardown_failed "dev add fnblk1"
@@ -192,8 +225,7 @@ while [ $c -lt $CYCLES ]; do
 	fnblkctl monitor >/dev/null 2>&1 &
 	monitor=$!
 	for d in fnblk1 fnblk2 fnblk3; do
-		[ -e /sys/block/$d ] || continue
-		t fnblkctl dev del $d >/dev/null || teardown_failed "dev del $d"
+		[ -e /sys/block/$d ] && del_dev $d
 	done
 	t rmmod fnblk || teardown_failed "rmmod"
 	kill $reader $monitor 2>/dev/null

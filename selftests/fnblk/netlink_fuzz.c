@@ -172,6 +172,49 @@ static int same_payload(const struct nlattr *a, const struct nlattr *b)
 	       !memcmp(FZ_NLA_DATA(a), FZ_NLA_DATA(b), (size_t)FZ_NLA_LEN(a));
 }
 
+/* The last attribute of type t inside a nest, or NULL. */
+static const struct nlattr *nest_attr(const struct nlattr *nest, int t)
+{
+	const struct nlattr *a, *found = NULL;
+	int rem;
+
+	fz_for_each_attr(a, FZ_NLA_DATA(nest), FZ_NLA_LEN(nest), rem)
+		if (FZ_NLA_TYPE(a) == t)
+			found = a;
+	return found;
+}
+
+/*
+ * Does a reply attribute say what the request's did? Equal payloads, the
+ * same string up to its terminator, or, for nests, the same answer for
+ * every attribute inside that both carry (the reply adds what the kernel
+ * fills in, as a fault rule's id and counters).
+ */
+static int echoes(const struct nlattr *req, const struct nlattr *rep, int depth)
+{
+	const struct nlattr *a;
+	int rem;
+
+	if (same_payload(req, rep))
+		return 1;
+	if (FZ_NLA_LEN(req) > 0 && FZ_NLA_LEN(rep) > 0 &&
+	    memchr(FZ_NLA_DATA(req), 0, (size_t)FZ_NLA_LEN(req)) &&
+	    memchr(FZ_NLA_DATA(rep), 0, (size_t)FZ_NLA_LEN(rep)) &&
+	    !strcmp((char *)FZ_NLA_DATA(req), (char *)FZ_NLA_DATA(rep)))
+		return 1;
+	if (!(req->nla_type & NLA_F_NESTED) || !(rep->nla_type & NLA_F_NESTED) ||
+	    depth > 8)
+		return 0;
+	fz_for_each_attr(a, FZ_NLA_DATA(req), FZ_NLA_LEN(req), rem) {
+		const struct nlattr *r = nest_attr(rep, FZ_NLA_TYPE(a));
+
+		if (r && a == nest_attr(req, FZ_NLA_TYPE(a)) &&
+		    !echoes(a, r, depth + 1))
+			return 0;
+	}
+	return 1;
+}
+
 /* The device a request names: its id, or -1. Follows the module's rule. */
 static int named_id(const uint8_t *msg, int len)
 {
@@ -484,12 +527,7 @@ static void check_effect(struct fuzz *z, const struct sent *s,
 		for (t = 1; t <= (int)z->fam.maxattr && t <= FZ_MAX_TYPE; t++) {
 			ra = msg_attr(req, len, t);
 			pa = msg_attr(a->reply[0], a->reply_len[0], t);
-			if (!ra || !pa || same_payload(ra, pa))
-				continue;
-			/* Strings: up to the terminator. */
-			if (FZ_NLA_LEN(ra) > 0 && FZ_NLA_LEN(pa) > 0 &&
-			    memchr(FZ_NLA_DATA(ra), 0, FZ_NLA_LEN(ra)) &&
-			    !strcmp((char *)FZ_NLA_DATA(ra), (char *)FZ_NLA_DATA(pa)))
+			if (!ra || !pa || echoes(ra, pa, 0))
 				continue;
 			finding(z, "command %u accepted, but its reply says otherwise about attribute %d\n",
 				s->cmd, t);
@@ -833,7 +871,8 @@ FIXTURE_SETUP(fuzz)
 	z->seed = env_u64("FNBLK_FUZZ_SEED", (uint64_t)time(NULL) ^
 			  ((uint64_t)getpid() << 32));
 	z->count = (long)env_u64("FNBLK_FUZZ_COUNT", 100000);
-	z->g = (struct fz_gen){ .rng = { z->seed }, .pools = self->pools };
+	z->g = (struct fz_gen){ .rng = { z->seed }, .pools = self->pools,
+				.favoured = FNBLK_A_DEV_ID };
 	z->kmsg = kmsg_open();
 	cur = z;
 }
