@@ -16,7 +16,8 @@
  *
  * Deterministic for a seed. Environment:
  *   FNBLK_FUZZ_SEED   seed (default: from the clock; always printed)
- *   FNBLK_FUZZ_COUNT  requests (default 100000; the unprivileged and the
+ *   FNBLK_FUZZ_COUNT  requests (default 100000, 20000 on a lockdep or
+ *                     kmemleak kernel; the unprivileged and the
  *                     failing-allocation runs do a tenth)
  *   FNBLK_FUZZ_IO=0   no live I/O: the run then repeats bit for bit
  *   FNBLK_FUZZ_HANG_S seconds without progress that count as a hang (120)
@@ -870,7 +871,12 @@ FIXTURE_SETUP(fuzz)
 	ASSERT_EQ(0, fz_family_discover(&z->s, FNBLK_GENL_NAME, &z->fam));
 	z->seed = env_u64("FNBLK_FUZZ_SEED", (uint64_t)time(NULL) ^
 			  ((uint64_t)getpid() << 32));
-	z->count = (long)env_u64("FNBLK_FUZZ_COUNT", 100000);
+	/* The debug kernel is about ten times slower: a fifth as many. */
+	z->count = (long)env_u64("FNBLK_FUZZ_COUNT",
+				 timing_unchecked() ? 20000 : 100000);
+	if (timing_unchecked() && !getenv("FNBLK_FUZZ_COUNT"))
+		printf("# %ld requests on %s (FNBLK_FUZZ_COUNT sets it)\n",
+		       z->count, timing_unchecked());
 	z->g = (struct fz_gen){ .rng = { z->seed }, .pools = self->pools,
 				.favoured = FNBLK_A_DEV_ID };
 	z->kmsg = kmsg_open();
