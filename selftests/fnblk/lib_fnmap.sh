@@ -11,6 +11,7 @@ fm=$here/vmtests
 [ -x "$fm/tests/test_read" ] || skip_all "libfnmap's tests are not built (userspace/fnmap)"
 command -v fio >/dev/null || skip_all "no fio"
 TMP=$(mktemp -d /tmp/fnmap_test.XXXXXX)
+chmod 0755 "$TMP"	# unprivileged users reach $MNT through it
 MNT=$TMP/mnt
 CG=/sys/fs/cgroup/fnmap_test
 
