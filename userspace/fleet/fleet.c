@@ -230,6 +230,31 @@ static FILE *open_output(const char *path)
 	return f;
 }
 
+/* The fnblk device under the target, as it is when the run starts. */
+static void read_device(struct fleet_run *r)
+{
+	const char *path = r->io.dir ? r->io.dir : r->io.target;
+
+	if (fleet_device_read(path, &r->dev) == 0 && !r->dev.known)
+		cli_warn(&prog, "%s is on %s, whose settings could not be read (%s): the events will not record them",
+			 path, r->dev.name, r->dev.why);
+}
+
+/* A device changed during the run makes the recorded settings wrong. */
+static void check_device(struct fleet_run *r)
+{
+	const char *path = r->io.dir ? r->io.dir : r->io.target;
+	struct fleet_device now;
+	char diff[512];
+
+	if (!r->dev.known || fleet_device_read(path, &now))
+		return;
+	fleet_device_diff(&r->dev, &now, diff, sizeof(diff));
+	if (*diff)
+		cli_warn(&prog, "%s changed during the run (%s): the events record its settings at the start",
+			 r->dev.name, diff);
+}
+
 /*
  * After --crash-at: what each job's region holds, printed. 1 if a path
  * that makes its checkpoints durable lost one, 0 otherwise, -1 on error.
@@ -362,7 +387,9 @@ int main(int argc, char **argv)
 		ret = 1;
 		goto out;
 	}
+	read_device(&r);
 	ret = run_fleet(&r, &o);
+	check_device(&r);
 	if (report(&r))
 		ret = 1;
 	if (r.crash_at_ns && !r.crash_ns) {

@@ -6,9 +6,10 @@
 #include "run.h"
 
 /*
- * Fill r->ev's source and parameters: the schedule, the I/O settings,
- * start_ns, each job's plan and solo time, the module's device settings
- * (for /dev/fnblk* targets) and, last, the user's --param values.
+ * Fill r->ev's source and parameters: the schedule, the I/O settings
+ * (engine and qd only where they apply), start_ns, each job's plan and
+ * solo time, the fnblk device's settings as it reported them when the run
+ * started (r->dev) and, last, the user's --param values.
  */
 void record_params(struct fleet_run *r);
 

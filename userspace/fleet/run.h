@@ -15,6 +15,7 @@
 #include "../lib/fleet.h"
 #include "ckpt.h"
 #include "compute.h"
+#include "device.h"
 
 #define PROG "fnblk-fleet"
 
@@ -34,6 +35,7 @@ struct fleet_run {
 	bool quiet;
 	uint64_t region;		/* bytes per job on a raw target */
 	double *solo_ns;		/* per job, 0 = unknown */
+	struct fleet_device dev;	/* the fnblk device written to, if any */
 	uint64_t t0;
 	struct fnblk_events ev;		/* header params and every write */
 	struct fnblk_events user;	/* --param NAME=VALUE, applied last */

@@ -20,12 +20,14 @@
 
 #include "sim_cli.h"
 #include "commands.h"
+#include "coverage.h"
 #include "kpi.h"
 #include "units.h"
 
 struct compare_args {
 	const char *output;	/* the re-simulated events, if asked */
 	bool replay_compute;	/* measured compute times, not the schedule */
+	bool strict;		/* exit 1 if the run has what is not modelled */
 	bool json;
 };
 
@@ -37,7 +39,13 @@ static const char compare_about[] =
 	"against measured: mean and p99 write time, the time-weighted "
 	"distribution of concurrent writers, and each job's write slowdown "
 	"(mean write time over the simulated solo write time). Options "
-	"override the file's parameters.";
+	"override the file's parameters.\n"
+	"\n"
+	"What the run did that the model does not cover (the page cache, files "
+	"on a file system, memory limits, users other than one per job, device "
+	"settings not recorded) is a warning, on standard error and in the "
+	"JSON. Synchronous paths (dsync, psync) are simulated with one request "
+	"in flight, whatever queue depth the file holds.";
 
 /* Parameters the re-simulation replaces with measured start times. */
 static bool replaced_by_measurement(const char *name)
@@ -46,33 +54,9 @@ static bool replaced_by_measurement(const char *name)
 	       !strcmp(name, "duration") || !strcmp(name, "cycles");
 }
 
-/* What the run did that the model does not: say so, adapt what it can. */
-static int warn_unmodelled(const struct fnblk_events *e, struct sim_options *o,
-			   const char *path)
-{
-	const char *v;
-
-	v = fnblk_events_param(e, "path");
-	if (v && strcmp(v, "direct"))
-		fprintf(stderr,
-			"fnblk-sim: compare: %s used path=%s; the simulator models direct I/O only (no page cache, no flusher)\n",
-			path, v);
-	v = fnblk_events_param(e, "key");
-	if (v && !strcmp(v, "single"))
-		fprintf(stderr,
-			"fnblk-sim: compare: %s ran with key=single (one user for all jobs); the simulator counts a user per job\n",
-			path);
-	/* psync writes one request at a time whatever qd says. */
-	v = fnblk_events_param(e, "engine");
-	if (v && !strcmp(v, "psync"))
-		o->io.qd = 1;
-	return 0;
-}
-
 static int apply_params(const struct fnblk_events *e, struct sim_options *o,
-			const char *path)
+			const char *path, struct coverage *cov)
 {
-	static const char *const device[] = { "bw", "fn", NULL };
 	char err[512];
 	size_t i;
 	int ret;
@@ -88,12 +72,11 @@ static int apply_params(const struct fnblk_events *e, struct sim_options *o,
 			return -1;
 		}
 	}
-	for (i = 0; device[i]; i++)
-		if (!fnblk_events_param(e, device[i]))
-			fprintf(stderr,
-				"fnblk-sim: compare: %s does not record %s; using the default (or --%s)\n",
-				path, device[i], device[i]);
-	return warn_unmodelled(e, o, path);
+	coverage_check(e, o, cov);
+	for (i = 0; i < cov->nr; i++)
+		fprintf(stderr, "fnblk-sim: compare: warning: %s: %s\n", path,
+			cov->note[i].text);
+	return 0;
 }
 
 static void add_param(void *arg, const char *name, const char *value)
@@ -212,6 +195,7 @@ struct report {
 	struct kpi pred, meas;
 	double *solo;		/* per job, s */
 	unsigned int jobs;
+	struct coverage cov;	/* what the model does not cover */
 };
 
 static double slowdown(const struct kpi *k, const struct report *r,
@@ -276,6 +260,19 @@ static json_t *json_row(double pred, double meas)
 			 json_num(kpi_rel_error(pred, meas)));
 }
 
+static json_t *json_warnings(const struct coverage *c)
+{
+	json_t *a = json_array();
+	unsigned int i;
+
+	for (i = 0; a && i < c->nr; i++)
+		json_array_append_new(a, json_pack("{s:s, s:s, s:s}",
+			"code", c->note[i].code,
+			"kind", coverage_kind_name(c->note[i].kind),
+			"message", c->note[i].text));
+	return a;
+}
+
 static int print_json(const struct report *r, const char *path)
 {
 	json_t *root, *writers, *jobs, *row;
@@ -295,8 +292,9 @@ static int print_json(const struct report *r, const char *path)
 		json_object_set_new(row, "solo_write_s", json_num(r->solo[j]));
 		json_array_append_new(jobs, row);
 	}
-	root = json_pack("{s:s, s:i, s:I, s:o, s:o, s:o, s:o, s:o}",
+	root = json_pack("{s:s, s:i, s:o, s:I, s:o, s:o, s:o, s:o, s:o}",
 			 "events", path, "jobs", (int)r->jobs,
+			 "warnings", json_warnings(&r->cov),
 			 "writes", (json_int_t)r->meas.times.all.writes,
 			 "write_time_mean_s",
 			 json_row(r->pred.times.all.mean_ns * 1e-9,
@@ -422,6 +420,9 @@ int cmd_compare(int argc, char **argv)
 			  "write start minus its write end) instead of the "
 			  "schedule, so what is left to compare is the storage "
 			  "alone, without the guest's timer noise" },
+		{ .name = "strict", .type = CLI_FLAG, .var = &a.strict,
+		  .help = "exit 1, after the report, when the run holds what the "
+			  "model does not cover (a warning of kind unmodelled)" },
 		{ .name = NULL },
 	};
 	const struct cli_group groups[] = {
@@ -468,7 +469,7 @@ int cmd_compare(int argc, char **argv)
 	sim_options_free(&o);
 	if (sim_options_init(&o))
 		goto oom;
-	if (apply_params(&meas, &o, path) ||
+	if (apply_params(&meas, &o, path, &r.cov) ||
 	    cli_parse(&prog, argc, argv, &first) != CLI_CONTINUE)
 		goto out;
 	/* A write of a job beyond the simulated ones is reported, not dropped. */
@@ -521,6 +522,10 @@ int cmd_compare(int argc, char **argv)
 		goto out;
 	}
 	ret = CLI_EXIT_OK;
+	if (a.strict && r.cov.unmodelled)
+		ret = cli_error(&prog, "--strict: %s holds %u setting%s the model does not cover (warnings above)",
+				path, r.cov.unmodelled,
+				r.cov.unmodelled > 1 ? "s" : "");
 	goto out;
 oom:
 	fprintf(stderr, "fnblk-sim: compare: out of memory\n");

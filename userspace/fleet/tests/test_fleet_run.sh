@@ -78,6 +78,24 @@ ok $? "dsync run bounded by --duration"
 ok "$(awk -F, '/^[0-9]/ { c[$1]++ } END { for (j in c) if (c[j] < 2 || c[j] > 4) bad = 1; exit bad || length(c) != 2 }' "$TMP/e.csv"; echo $?)" \
 	"duration 450ms at T=100ms: 2..4 writes per job"
 
+# Engine and queue depth are recorded only where they apply: a buffered,
+# dsync or mmap run has neither (compare used to simulate qd=4 for them).
+has_param() { grep -q "^# param $2=" "$1"; }
+! has_param "$TMP/a.csv" engine && ! has_param "$TMP/a.csv" qd &&
+	! has_param "$TMP/e.csv" engine && ! has_param "$TMP/e.csv" qd
+ok $? "buffered and dsync runs record no engine and no qd"
+"$FLEET" -q --jobs 1 --compute 10ms --size 8KiB --cycles 1 --engine psync \
+	-o "$TMP/p.csv" "$TMP/target" 2>/dev/null
+if [ -s "$TMP/p.csv" ]; then
+	[ "$(param "$TMP/p.csv" engine)" = psync ] && ! has_param "$TMP/p.csv" qd
+	ok $? "a psync run records its engine and no qd"
+else
+	n=$((n + 1)); echo "ok $n - psync params # SKIP no O_DIRECT here"
+fi
+# A regular file is on no fnblk device: nothing about one is recorded.
+! has_param "$TMP/a.csv" device && ! has_param "$TMP/a.csv" bw
+ok $? "a target off fnblk records no device settings"
+
 # 5. mmap into a regular file; files per job with rotation
 "$FLEET" -q --jobs 2 --compute 10ms --size 32KiB --cycles 2 --path mmap \
 	-o "$TMP/f.csv" "$TMP/target"
@@ -93,6 +111,8 @@ ok $? "rotation keeps only the last checkpoint of each job"
 if "$FLEET" -q --jobs 2 --compute 10ms --size 64KiB --bs 16KiB --qd 2 --cycles 2 \
 	-o "$TMP/h.csv" "$TMP/target" 2>"$TMP/err"; then
 	ok "$(awk -F, '/^[0-9]/ { c++ } END { exit c != 4 }' "$TMP/h.csv"; echo $?)" "direct io_uring: 4 writes"
+	[ "$(param "$TMP/h.csv" engine)" = uring ] && [ "$(param "$TMP/h.csv" qd)" = 2 ]
+	ok $? "direct io_uring records engine and qd"
 else
 	n=$((n + 1)); echo "ok $n - direct io_uring # SKIP $(head -1 "$TMP/err")"
 fi

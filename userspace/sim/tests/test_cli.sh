@@ -89,6 +89,54 @@ check "and compares its 20 writes of 4 jobs" \
 	grep -q "20 writes compared, 4 jobs" "$TMP/fleet.txt"
 exits 2 "compare --jobs 2 on a 4-job run: the writes of jobs 2 and 3 are reported, not dropped" \
 	"$SIM" compare --jobs 2 "$FLEET"
+# What the model does not cover: a warning each, in --json too, and
+# --strict fails on it. Variants of the fleet file above.
+variant() { # name sed-expression
+	sed "$2" "$FLEET" >"$TMP/$1.csv"
+}
+has_warning() { # json code kind
+	tr -d ' \n' <"$1" | grep -q "{\"code\":\"$2\",\"kind\":\"$3\""
+}
+check "the fleet file as it is: no warning in the JSON" \
+	sh -c "'$SIM' compare --json '$FLEET' >'$TMP/plain.json' && tr -d ' \n' <'$TMP/plain.json' | grep -q '\"warnings\":\[\]'"
+exits 0 "--strict passes a run the model covers" sh -c "'$SIM' compare --strict '$FLEET' && echo covered >&2"
+variant dsync 's/^# param path=direct$/# param path=dsync/'
+check "dsync (recorded with qd=4) is simulated as QD1 direct" \
+	sh -c "'$SIM' compare --json -o '$TMP/dsync-pred.csv' '$TMP/dsync.csv' >'$TMP/dsync.json' && grep -qx '# param qd=1' '$TMP/dsync-pred.csv'"
+check "and says so as an adaptation, not a gap" has_warning "$TMP/dsync.json" path adapted
+exits 0 "--strict accepts dsync" sh -c "'$SIM' compare --strict '$TMP/dsync.csv' && echo covered >&2"
+variant psync 's/^# param engine=uring$/# param engine=psync/'
+check "psync is simulated with one request in flight" \
+	sh -c "'$SIM' compare -o '$TMP/psync-pred.csv' '$TMP/psync.csv' >/dev/null 2>&1 && grep -qx '# param qd=1' '$TMP/psync-pred.csv'"
+variant buffered 's/^# param path=direct$/# param path=buffered/'
+"$SIM" compare --json "$TMP/buffered.csv" >"$TMP/buffered.json" 2>/dev/null
+check "buffered: a warning in the JSON" has_warning "$TMP/buffered.json" path unmodelled
+exits 1 "--strict fails on buffered writes" \
+	sh -c "'$SIM' compare --strict '$TMP/buffered.csv' >'$TMP/strict.txt'"
+check "--strict still prints the report" grep -q "20 writes compared" "$TMP/strict.txt"
+variant pid 's/^# param key=tgid$/# param key=pid/'
+"$SIM" compare --json "$TMP/pid.csv" >"$TMP/pid.json" 2>/dev/null
+check "key=pid: a warning" has_warning "$TMP/pid.json" key unmodelled
+variant cg1 's/^# param key=tgid$/# param key=cgroup/'
+"$SIM" compare --json "$TMP/cg1.csv" >"$TMP/cg1.json" 2>/dev/null
+check "key=cgroup with every job in one cgroup: a warning" has_warning "$TMP/cg1.json" key unmodelled
+variant cgjob 's/^# param key=tgid$/# param key=cgroup/; s/^# param cgroup=$/# param cgroup=exp/'
+check "key=cgroup with a cgroup per job: counted as the model does" \
+	sh -c "'$SIM' compare --json '$TMP/cgjob.csv' >'$TMP/cgjob.json' && tr -d ' \n' <'$TMP/cgjob.json' | grep -q '\"warnings\":\[\]'"
+variant dir 's|^# param dir=$|# param dir=/mnt/ckpt|; s|^# param target=/dev/fnblk0$|# param target=|'
+"$SIM" compare --json "$TMP/dir.csv" >"$TMP/dir.json" 2>/dev/null
+check "--dir: a warning" has_warning "$TMP/dir.json" dir unmodelled
+variant rotate 's|^# param dir=$|# param dir=/mnt/ckpt|; s|^# param rotate=0$|# param rotate=1|'
+"$SIM" compare --json "$TMP/rotate.csv" >"$TMP/rotate.json" 2>/dev/null
+check "--rotate: a warning" has_warning "$TMP/rotate.json" rotate unmodelled
+variant mem 's/^# param memory-max=0$/# param memory-max=67108864/; s/^# param cgroup=$/# param cgroup=exp/'
+"$SIM" compare --json "$TMP/mem.csv" >"$TMP/mem.json" 2>/dev/null
+check "--memory-max: a warning" has_warning "$TMP/mem.json" memory-max unmodelled
+variant nodev '/^# param bw=/d'
+"$SIM" compare --json "$TMP/nodev.csv" >"$TMP/nodev.json" 2>/dev/null
+check "a device setting not recorded: a warning" has_warning "$TMP/nodev.json" device unmodelled
+check "warnings also go to standard error, as warnings" \
+	sh -c "'$SIM' compare '$TMP/nodev.csv' 2>&1 >/dev/null | grep -q '^fnblk-sim: compare: warning: '"
 ANALYZE=$(dirname "$0")/../../analyze/fnblk-analyze
 n=$((n + 1))
 if [ -x "$ANALYZE" ]; then
