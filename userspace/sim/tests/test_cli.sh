@@ -97,6 +97,12 @@ variant() { # name sed-expression
 has_warning() { # json code kind
 	tr -d ' \n' <"$1" | grep -q "{\"code\":\"$2\",\"kind\":\"$3\""
 }
+# A variant of the fleet file that compare must flag as unmodelled.
+unmodelled() { # description name code sed-expression
+	variant "$2" "$4"
+	"$SIM" compare --json "$TMP/$2.csv" >"$TMP/$2.json" 2>/dev/null
+	check "$1: a warning" has_warning "$TMP/$2.json" "$3" unmodelled
+}
 check "the fleet file as it is: no warning in the JSON" \
 	sh -c "'$SIM' compare --json '$FLEET' >'$TMP/plain.json' && tr -d ' \n' <'$TMP/plain.json' | grep -q '\"warnings\":\[\]'"
 exits 0 "--strict passes a run the model covers" sh -c "'$SIM' compare --strict '$FLEET' && echo covered >&2"
@@ -114,27 +120,15 @@ check "buffered: a warning in the JSON" has_warning "$TMP/buffered.json" path un
 exits 1 "--strict fails on buffered writes" \
 	sh -c "'$SIM' compare --strict '$TMP/buffered.csv' >'$TMP/strict.txt'"
 check "--strict still prints the report" grep -q "20 writes compared" "$TMP/strict.txt"
-variant pid 's/^# param key=tgid$/# param key=pid/'
-"$SIM" compare --json "$TMP/pid.csv" >"$TMP/pid.json" 2>/dev/null
-check "key=pid: a warning" has_warning "$TMP/pid.json" key unmodelled
-variant cg1 's/^# param key=tgid$/# param key=cgroup/'
-"$SIM" compare --json "$TMP/cg1.csv" >"$TMP/cg1.json" 2>/dev/null
-check "key=cgroup with every job in one cgroup: a warning" has_warning "$TMP/cg1.json" key unmodelled
+unmodelled "key=pid" pid key 's/^# param key=tgid$/# param key=pid/'
+unmodelled "key=cgroup with every job in one cgroup" cg1 key 's/^# param key=tgid$/# param key=cgroup/'
 variant cgjob 's/^# param key=tgid$/# param key=cgroup/; s/^# param cgroup=$/# param cgroup=exp/'
 check "key=cgroup with a cgroup per job: counted as the model does" \
 	sh -c "'$SIM' compare --json '$TMP/cgjob.csv' >'$TMP/cgjob.json' && tr -d ' \n' <'$TMP/cgjob.json' | grep -q '\"warnings\":\[\]'"
-variant dir 's|^# param dir=$|# param dir=/mnt/ckpt|; s|^# param target=/dev/fnblk0$|# param target=|'
-"$SIM" compare --json "$TMP/dir.csv" >"$TMP/dir.json" 2>/dev/null
-check "--dir: a warning" has_warning "$TMP/dir.json" dir unmodelled
-variant rotate 's|^# param dir=$|# param dir=/mnt/ckpt|; s|^# param rotate=0$|# param rotate=1|'
-"$SIM" compare --json "$TMP/rotate.csv" >"$TMP/rotate.json" 2>/dev/null
-check "--rotate: a warning" has_warning "$TMP/rotate.json" rotate unmodelled
-variant mem 's/^# param memory-max=0$/# param memory-max=67108864/; s/^# param cgroup=$/# param cgroup=exp/'
-"$SIM" compare --json "$TMP/mem.csv" >"$TMP/mem.json" 2>/dev/null
-check "--memory-max: a warning" has_warning "$TMP/mem.json" memory-max unmodelled
-variant nodev '/^# param bw=/d'
-"$SIM" compare --json "$TMP/nodev.csv" >"$TMP/nodev.json" 2>/dev/null
-check "a device setting not recorded: a warning" has_warning "$TMP/nodev.json" device unmodelled
+unmodelled "--dir" dir dir 's|^# param dir=$|# param dir=/mnt/ckpt|; s|^# param target=/dev/fnblk0$|# param target=|'
+unmodelled "--rotate" rotate rotate 's|^# param dir=$|# param dir=/mnt/ckpt|; s|^# param rotate=0$|# param rotate=1|'
+unmodelled "--memory-max" mem memory-max 's/^# param memory-max=0$/# param memory-max=67108864/; s/^# param cgroup=$/# param cgroup=exp/'
+unmodelled "a device setting not recorded" nodev device '/^# param bw=/d'
 check "warnings also go to standard error, as warnings" \
 	sh -c "'$SIM' compare '$TMP/nodev.csv' 2>&1 >/dev/null | grep -q '^fnblk-sim: compare: warning: '"
 ANALYZE=$(dirname "$0")/../../analyze/fnblk-analyze
