@@ -86,6 +86,7 @@ struct fnblk_stats {
 	u64 queue_sum_ns;
 	u64 lat_hist[FNBLK_LHIST_BINS];
 	u64 queue_hist[FNBLK_LHIST_BINS];
+	u64 size_hist[2][FNBLK_RSIZE_BINS];	/* reads, writes */
 };
 
 /* A user as the device knows it: scheduler state plus its counters. */

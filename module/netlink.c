@@ -334,7 +334,11 @@ static int fnblk_fill_stats(struct sk_buff *skb, struct fnblk_dev *dev)
 	    PUT64(FNBLK_STAT_FAULT_TIMEOUT,
 		  atomic64_read(&dev->faults.injected[FNBLK_FAULT_TIMEOUT])) ||
 	    PUT64(FNBLK_STAT_FAULT_DELAY,
-		  atomic64_read(&dev->faults.injected[FNBLK_FAULT_DELAY]))) {
+		  atomic64_read(&dev->faults.injected[FNBLK_FAULT_DELAY])) ||
+	    fnblk_put_u64s(skb, FNBLK_STAT_READ_SIZE_HIST, st->size_hist[0],
+			   FNBLK_RSIZE_BINS) ||
+	    fnblk_put_u64s(skb, FNBLK_STAT_WRITE_SIZE_HIST, st->size_hist[1],
+			   FNBLK_RSIZE_BINS)) {
 		nla_nest_cancel(skb, nest);
 		goto out;
 	}

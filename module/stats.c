@@ -15,6 +15,15 @@ static unsigned int lat_bin(u64 ns)
 	return min_t(unsigned int, bin, FNBLK_LHIST_BINS - 1);
 }
 
+/* Requests of [512 << i, 1024 << i) bytes land in bin i. */
+static unsigned int size_bin(u64 bytes)
+{
+	unsigned int bin = bytes >> FNBLK_RSIZE_SHIFT ?
+			   ilog2(bytes >> FNBLK_RSIZE_SHIFT) : 0;
+
+	return min_t(unsigned int, bin, FNBLK_RSIZE_BINS - 1);
+}
+
 void fnblk_stats_complete(struct fnblk_dev *dev, struct fnblk_io *io,
 			  struct fnblk_dev_user *u)
 	__must_hold(&dev->lock)
@@ -40,6 +49,8 @@ void fnblk_stats_complete(struct fnblk_dev *dev, struct fnblk_io *io,
 	st->queue_sum_ns += wait;
 	st->lat_hist[lat_bin(lat)]++;
 	st->queue_hist[lat_bin(wait)]++;
+	if (io->op == FNBLK_OP_READ || io->op == FNBLK_OP_WRITE)
+		st->size_hist[dir][size_bin(io->bytes)]++;
 
 	u->ops[dir]++;
 	u->bytes[dir] += io->bytes;

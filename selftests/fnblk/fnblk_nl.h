@@ -211,6 +211,7 @@ struct fnl_stats {
 	uint64_t v[FNBLK_STAT_MAX + 1];
 	uint64_t n_hist[FNBLK_NHIST_BINS];
 	uint64_t lat_hist[FNBLK_LHIST_BINS];
+	uint64_t size_hist[2][FNBLK_RSIZE_BINS];	/* reads, writes */
 	int got;
 };
 
@@ -237,6 +238,12 @@ static inline void fnl_stats_reply(struct nlattr **tb, void *arg)
 	if (st[FNBLK_STAT_LAT_HIST])
 		memcpy(s->lat_hist, nla_data(st[FNBLK_STAT_LAT_HIST]),
 		       sizeof(s->lat_hist));
+	if (st[FNBLK_STAT_READ_SIZE_HIST])
+		memcpy(s->size_hist[0], nla_data(st[FNBLK_STAT_READ_SIZE_HIST]),
+		       sizeof(s->size_hist[0]));
+	if (st[FNBLK_STAT_WRITE_SIZE_HIST])
+		memcpy(s->size_hist[1], nla_data(st[FNBLK_STAT_WRITE_SIZE_HIST]),
+		       sizeof(s->size_hist[1]));
 	s->got++;
 }
 

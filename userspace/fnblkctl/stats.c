@@ -58,9 +58,12 @@ static const struct cli_term stats_commands[] = {
 	  "each n as a table with a bar per row; and a summary: mean n (the "
 	  "integral of n over the elapsed time), p99 n (time-weighted, from "
 	  "the histogram; a range for n >= 64), max n (highest histogram "
-	  "bin) and peak n (the kernel's counter). JSON carries every counter "
-	  "under its name, the raw histograms n_hist_ns, lat_hist and "
-	  "queue_hist, and a summary object." },
+	  "bin) and peak n (the kernel's counter); the request sizes read and "
+	  "written (power-of-two bins: a bin holds sizes from its own up to "
+	  "the next). JSON carries every counter under its name, the raw "
+	  "histograms n_hist_ns, lat_hist, queue_hist, read_size_hist and "
+	  "write_size_hist (bin i from 512 << i bytes), and a summary "
+	  "object." },
 	{ "stats reset NAME", "Zero the counters." },
 	{ NULL, NULL },
 };
@@ -195,6 +198,33 @@ static void print_latency(const char *name, const uint64_t *hist,
 	pr_text("  (%llu requests)\n", (unsigned long long)nr);
 }
 
+/* Requests per size bin, reads and writes side by side; rows seen only. */
+static void print_sizes(const struct fnblk_stats *st)
+{
+	uint64_t nr = sum(st->read_size_hist, FNBLK_RSIZE_BINS);
+	uint64_t nw = sum(st->write_size_hist, FNBLK_RSIZE_BINS);
+
+	if (pr_json()) {
+		pr_u64_array("read_size_hist", st->read_size_hist, FNBLK_RSIZE_BINS);
+		pr_u64_array("write_size_hist", st->write_size_hist, FNBLK_RSIZE_BINS);
+		return;
+	}
+	if (!nr && !nw)
+		return;
+	pr_text("  request size        reads             writes\n");
+	for (unsigned int i = 0; i < FNBLK_RSIZE_BINS; i++) {
+		uint64_t r = st->read_size_hist[i], w = st->write_size_hist[i];
+
+		if (!r && !w)
+			continue;
+		pr_size(NULL, "  %-10s", fnblk_rsize_bin_low(i));
+		pr_text("%s %10llu %6.2f%% %10llu %6.2f%%\n",
+			i == FNBLK_RSIZE_BINS - 1 ? "+" : " ",
+			(unsigned long long)r, nr ? 100.0 * (double)r / (double)nr : 0,
+			(unsigned long long)w, nw ? 100.0 * (double)w / (double)nw : 0);
+	}
+}
+
 static void print_stats(const struct fnblk_stats *st)
 {
 	const uint64_t *v = st->val;
@@ -242,6 +272,7 @@ static void print_stats(const struct fnblk_stats *st)
 	pr_u64(NULL, "  timeout %llu", v[FNBLK_STAT_FAULT_TIMEOUT]);
 	pr_u64(NULL, "  delay %llu\n", v[FNBLK_STAT_FAULT_DELAY]);
 
+	print_sizes(st);
 	print_n_hist(st->n_hist, "n_hist_ns");
 	if (pr_json()) {
 		pr_u64_array("lat_hist", st->lat_hist, FNBLK_LHIST_BINS);

@@ -61,6 +61,8 @@ struct fnblk_stats {
 	uint64_t n_hist[FNBLK_NHIST_BINS];	/* ns spent at each n bin */
 	uint64_t lat_hist[FNBLK_LHIST_BINS];
 	uint64_t queue_hist[FNBLK_LHIST_BINS];
+	uint64_t read_size_hist[FNBLK_RSIZE_BINS];	/* requests per size */
+	uint64_t write_size_hist[FNBLK_RSIZE_BINS];
 };
 
 /*
@@ -201,5 +203,7 @@ int fnblk_fault_error_value(const char *name);
 uint32_t fnblk_nhist_bin_low(unsigned int bin);
 /* Highest n bin i holds (UINT32_MAX for the last bin). */
 uint32_t fnblk_nhist_bin_high(unsigned int bin);
+/* Smallest request size (bytes) bin i of the request-size histograms holds. */
+uint64_t fnblk_rsize_bin_low(unsigned int bin);
 
 #endif /* FNBLK_H */

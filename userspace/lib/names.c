@@ -144,3 +144,8 @@ uint32_t fnblk_nhist_bin_high(unsigned int bin)
 		return UINT32_MAX;
 	return fnblk_nhist_bin_low(bin + 1) - 1;
 }
+
+uint64_t fnblk_rsize_bin_low(unsigned int bin)
+{
+	return (uint64_t)1 << (FNBLK_RSIZE_SHIFT + bin);
+}

@@ -480,7 +480,9 @@ static int parse_stats(struct nlattr **tb, void *arg)
 {
 	const uint64_t arrays = FNBLK_BIT(FNBLK_STAT_N_HIST) |
 				FNBLK_BIT(FNBLK_STAT_LAT_HIST) |
-				FNBLK_BIT(FNBLK_STAT_QUEUE_HIST);
+				FNBLK_BIT(FNBLK_STAT_QUEUE_HIST) |
+				FNBLK_BIT(FNBLK_STAT_READ_SIZE_HIST) |
+				FNBLK_BIT(FNBLK_STAT_WRITE_SIZE_HIST);
 	struct fnblk_stats *st = arg;
 
 	memset(st, 0, sizeof(*st));
@@ -497,6 +499,10 @@ static int parse_stats(struct nlattr **tb, void *arg)
 		   FNBLK_LHIST_BINS, &st->present);
 	read_array(tb[FNBLK_A_STATS], FNBLK_STAT_QUEUE_HIST, st->queue_hist,
 		   FNBLK_LHIST_BINS, &st->present);
+	read_array(tb[FNBLK_A_STATS], FNBLK_STAT_READ_SIZE_HIST,
+		   st->read_size_hist, FNBLK_RSIZE_BINS, &st->present);
+	read_array(tb[FNBLK_A_STATS], FNBLK_STAT_WRITE_SIZE_HIST,
+		   st->write_size_hist, FNBLK_RSIZE_BINS, &st->present);
 	return 0;
 }
 

@@ -124,6 +124,22 @@ static uint64_t delta(const struct mx_device *d, unsigned int stat)
 	return d->after.val[stat] - d->before.val[stat];
 }
 
+/* Requests per size during the run: [{"bytes": low, "requests": n}, ...]. */
+static json_t *sizes_json(const uint64_t *after, const uint64_t *before)
+{
+	json_t *a = json_array();
+
+	for (unsigned int i = 0; i < FNBLK_RSIZE_BINS; i++) {
+		uint64_t n = after[i] - before[i];
+
+		if (n)
+			json_array_append_new(a, json_pack("{s:I, s:I}",
+					"bytes", (json_int_t)fnblk_rsize_bin_low(i),
+					"requests", (json_int_t)n));
+	}
+	return a;
+}
+
 static json_t *io_json(const struct mx_device *d)
 {
 	json_t *o = json_object();
@@ -144,6 +160,13 @@ static json_t *io_json(const struct mx_device *d)
 	json_object_set_new(o, "mean_write_bytes", wops ?
 			    json_real((double)delta(d, FNBLK_STAT_WRITE_BYTES) / (double)wops) :
 			    json_null());
+	/* A module without the histograms sends none: no sizes, not zeros. */
+	if (d->after.present & FNBLK_BIT(FNBLK_STAT_READ_SIZE_HIST)) {
+		json_object_set_new(o, "read_sizes", sizes_json(d->after.read_size_hist,
+								d->before.read_size_hist));
+		json_object_set_new(o, "write_sizes", sizes_json(d->after.write_size_hist,
+								 d->before.write_size_hist));
+	}
 	return o;
 }
 

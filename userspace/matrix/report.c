@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../lib/fnblk.h"
 #include "../lib/units.h"
 #include "delays.h"
 #include "hist.h"
@@ -424,6 +425,26 @@ static void print_memory(const json_t *rep)
 		       100 * real(rep, "cpu.iowait_share"), 100 * real(rep, "cpu.idle_share"));
 }
 
+/* "4KiB 97.1%, 128KiB 2.9%": the request sizes seen, by power-of-two bin. */
+static void print_sizes(const char *what, const json_t *sizes)
+{
+	const json_t *bin;
+	uint64_t total = 0;
+	char a[U];
+	size_t i;
+
+	json_array_foreach(sizes, i, bin)
+		total += num(bin, "requests");
+	if (!total)
+		return;
+	printf("  %s request sizes:", what);
+	json_array_foreach(sizes, i, bin)
+		printf("%s %s%s %.1f%%", i ? "," : "", num(bin, "bytes") >= fnblk_rsize_bin_low(FNBLK_RSIZE_BINS - 1) ?
+		       ">=" : "", size(num(bin, "bytes"), a),
+		       100.0 * (double)num(bin, "requests") / (double)total);
+	putchar('\n');
+}
+
 static void print_device(const json_t *rep)
 {
 	const json_t *io = at(rep, "device.io");
@@ -442,6 +463,8 @@ static void print_device(const json_t *rep)
 	       size((uint64_t)real(io, "mean_read_bytes"), c),
 	       count(num(io, "write_ops"), d, U), size(num(io, "write_bytes"), e),
 	       size((uint64_t)real(io, "mean_write_bytes"), f), num(io, "flush_ops"));
+	print_sizes("read", at(io, "read_sizes"));
+	print_sizes("write", at(io, "write_sizes"));
 }
 
 static void print_jobs(const json_t *rep)
