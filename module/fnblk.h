@@ -12,6 +12,7 @@
  *   users.c    the table of users a device has seen
  *   stats.c    counters and snapshots
  *   netlink.c  the generic netlink family and its events
+ *   trace.c    the tracepoints of fnblk_trace.h
  */
 #ifndef FNBLK_H
 #define FNBLK_H

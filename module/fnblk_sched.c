@@ -386,6 +386,20 @@ static void complete(struct fnblk_sched *s, struct fnblk_req *rq)
 		deliver(s, rq);
 }
 
+/* rq's turn in the bandwidth stage begins now. */
+static void start_service(struct fnblk_sched *s, struct fnblk_req *rq)
+{
+	rq->start_ns = s->now;
+	if (s->ops->start)
+		s->ops->start(s, rq);
+}
+
+static void departed(struct fnblk_sched *s, struct fnblk_req *rq)
+{
+	if (s->ops->depart)
+		s->ops->depart(s, rq);
+}
+
 static void to_delay_stage(struct fnblk_sched *s, struct fnblk_req *rq,
 			   u64 due)
 {
@@ -405,6 +419,7 @@ static void leave_bw_stage(struct fnblk_sched *s, struct fnblk_req *rq)
 	rq->leave_ns = s->now;
 	if (!--u->nr_queued)
 		u->leave_vtime = s->vtime;	/* where its held share starts */
+	departed(s, rq);
 	to_delay_stage(s, rq, s->now + s->p.latency_ns);
 }
 
@@ -421,7 +436,7 @@ static void finish_heads(struct fnblk_sched *s)
 		if (flow->nr_queued) {
 			next = link_entry(flow->queue.next, struct fnblk_req,
 					  link);
-			next->start_ns = s->now;
+			start_service(s, next);
 			heap_insert(&s->flows, &flow->hnode, next->tag);
 		} else {
 			s->nr_backlogged--;
@@ -535,8 +550,8 @@ static void enqueue(struct fnblk_sched *s, struct fnblk_req *rq, bool resume)
 			start = s->vtime - (since_tail < since_done ?
 					    since_tail : since_done);
 		}
-		rq->start_ns = s->now;
 		rq->tag = start + demand;
+		start_service(s, rq);
 	} else {
 		rq->tag = flow->tail_tag + demand;
 	}
@@ -565,7 +580,9 @@ void fnblk_sched_submit(struct fnblk_sched *s, struct fnblk_user *u,
 		u64 svc = s->p.bw ? mul_div(rq->bytes + s->p.overhead,
 					    NSEC_PER_SECOND, s->p.bw) : 0;
 
+		start_service(s, rq);
 		rq->leave_ns = s->now + svc;
+		departed(s, rq);
 		to_delay_stage(s, rq, rq->leave_ns + s->p.latency_ns);
 	} else {
 		bool resume = u->active && !u->nr_queued &&
@@ -577,6 +594,7 @@ void fnblk_sched_submit(struct fnblk_sched *s, struct fnblk_user *u,
 			enqueue(s, rq, resume);
 		} else {
 			u->nr_queued++;
+			start_service(s, rq);
 			leave_bw_stage(s, rq);
 		}
 	}

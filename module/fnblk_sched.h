@@ -150,6 +150,15 @@ struct fnblk_sched_ops {
 	/* u became active or idle at time t; s->nr_active is the new n. */
 	void (*activity)(struct fnblk_sched *s, struct fnblk_user *u,
 			 bool active, u64 t);
+	/*
+	 * Optional, for tracing (NULL: never called, so hosts that do not
+	 * trace pay nothing): rq's service began at rq->start_ns; rq left
+	 * the bandwidth stage at rq->leave_ns. A request outside the pool
+	 * is served at the full rate from its submission, so both are known,
+	 * and reported, then.
+	 */
+	void (*start)(struct fnblk_sched *s, const struct fnblk_req *rq);
+	void (*depart)(struct fnblk_sched *s, const struct fnblk_req *rq);
 };
 
 struct fnblk_sched {

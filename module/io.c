@@ -19,6 +19,7 @@
 #include <linux/slab.h>
 
 #include "fnblk.h"
+#include "fnblk_trace.h"
 
 static struct kmem_cache *fnblk_io_cache;
 
@@ -35,6 +36,7 @@ static void fnblk_complete(struct fnblk_sched *s, struct fnblk_req *rq)
 						 struct fnblk_dev_user, su);
 
 	fnblk_stats_complete(dev, io, u);
+	trace_fnblk_complete(dev, io);
 	if (!fnblk_fault_deliver_locked(dev, &io->fault, io->bio,
 					rq->submit_ns, s->now))
 		bio_list_add(&dev->done, io->bio);
@@ -47,12 +49,33 @@ static void fnblk_activity(struct fnblk_sched *s, struct fnblk_user *su,
 {
 	struct fnblk_dev_user *u = container_of(su, struct fnblk_dev_user, su);
 
+	if (active)
+		trace_fnblk_user_active(sched_dev(s), u, t);
+	else
+		trace_fnblk_user_idle(sched_dev(s), u, t);
 	fnblk_event_user_locked(sched_dev(s), u, active, t);
 }
 
+static void fnblk_service_start(struct fnblk_sched *s,
+				const struct fnblk_req *rq)
+{
+	trace_fnblk_service_start(sched_dev(s), rq);
+}
+
+static void fnblk_depart(struct fnblk_sched *s, const struct fnblk_req *rq)
+{
+	trace_fnblk_depart(sched_dev(s), rq);
+}
+
+/*
+ * The core calls start and depart only for tracing: a kernel built
+ * without tracepoints leaves them out, and pays nothing per request.
+ */
 const struct fnblk_sched_ops fnblk_sched_ops = {
 	.complete = fnblk_complete,
 	.activity = fnblk_activity,
+	.start = IS_ENABLED(CONFIG_TRACEPOINTS) ? fnblk_service_start : NULL,
+	.depart = IS_ENABLED(CONFIG_TRACEPOINTS) ? fnblk_depart : NULL,
 };
 
 /* Arm the timer for the scheduler's next event. */
@@ -219,6 +242,7 @@ static void fnblk_io_enqueue_locked(struct fnblk_dev *dev,
 {
 	u->kthread |= io->kthread;
 	u->inflight++;
+	trace_fnblk_submit(dev, io, u->su.key);
 	fnblk_sched_submit(&dev->sched, &u->su, &io->rq, now);
 }
 

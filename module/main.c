@@ -18,6 +18,7 @@
 #include <linux/workqueue.h>
 
 #include "fnblk.h"
+#include "fnblk_trace.h"
 
 static unsigned int nr_devices = 1;
 module_param(nr_devices, uint, 0444);
@@ -180,6 +181,7 @@ int fnblk_dev_add(struct fnblk_config *cfg, int id, struct fnblk_dev **out,
 		goto remove_id;
 	}
 	fnblk_generation++;
+	trace_fnblk_config(dev, &dev->cfg, true);
 	fnblk_event_dev(dev, FNBLK_CMD_EVT_DEV_ADDED);
 	*out = dev;
 	return 0;
@@ -296,6 +298,7 @@ unlock:
 	if (key_changed)
 		fnblk_users_reap(dev, FNBLK_REAP_AGED);
 	fnblk_generation++;
+	trace_fnblk_config(dev, &dev->cfg, false);
 	fnblk_event_dev(dev, FNBLK_CMD_EVT_DEV_CHANGED);
 	return 0;
 }

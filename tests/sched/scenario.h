@@ -112,7 +112,7 @@ static void run_core(struct scenario *sc)
  * and the rate itself is a fixed-point number (32 fraction bits of V units
  * per ns) rounded down, so V runs slow by at most one unit in the rate.
  */
-static long double clock_bound(const struct scenario *sc, long double t)
+static inline long double clock_bound(const struct scenario *sc, long double t)
 {
 	uint32_t fmin = ~0U, fmax = 0, wmin = ~0U;
 	uint64_t wsum = 0;
