@@ -1,0 +1,190 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# The recipes of Documentation/tracing.rst, run as written there: trace-cmd,
+# perf record/script, perf trace and the bpftrace per-user latency
+# histogram on the fnblk tracepoints, and blktrace/blkparse on a fnblk
+# device. Checks that what each tool reports agrees with the I/O done and
+# with the device's own counters. Needs the tracing tools in the guest
+# (scripts/vm -T; scripts/check passes it for tracing_* tests); skips
+# without them. Prints TAP.
+
+# TAP helpers; a copy run alone in the test VM finds the installed ones.
+lib=$(dirname "$0")/lib_tap.sh
+[ -f "$lib" ] || lib=/opt/kselftest/fnblk/lib_tap.sh
+. "$lib"
+
+for tool in fnblkctl fio trace-cmd perf bpftrace blktrace blkparse; do
+	command -v $tool >/dev/null ||
+		skip_all "$tool not in this guest (boot it with scripts/vm -T)"
+done
+[ -d /sys/module/fnblk ] || modprobe fnblk 2>/dev/null ||
+	skip_all "cannot load fnblk"
+[ -d /sys/kernel/tracing/events/fnblk ] ||
+	skip_all "no fnblk events in /sys/kernel/tracing (tracefs)"
+
+tmp=$(mktemp -d)
+devs=
+cleanup() {
+	# Keep the evidence of a failure where the host can read it.
+	if [ $failed -ne 0 ] && [ -d /results ]; then
+		mkdir -p /results/tracing_tools && cp -r "$tmp"/* /results/tracing_tools/
+	fi
+	for d in $devs; do fnblkctl dev del $d; done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+cd "$tmp" || exit 1
+
+echo "TAP version 13"
+
+# A fresh device: 32 MiB/s shared, so the two writers below overlap.
+new_dev() {
+	d=$(fnblkctl dev add size 64MiB bw 32MiB/s latency 200us) ||
+		{ not_ok "fnblkctl dev add"; echo "1..$n"; exit 1; }
+	devs="$devs $d"
+	i=0
+	while [ ! -b /dev/$d ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+	DEV=/dev/$d
+}
+
+# The load of every recipe: two writer processes (two users under key
+# tgid), 1 MiB each in 64 KiB direct writes: 32 requests in all.
+NR=32
+load() {
+	fio --name=ckpt --filename=$DEV --rw=write --bs=64k --size=1m \
+		--direct=1 --numjobs=2 --output=/dev/null
+}
+
+# Count of lines of FILE whose field FIELD (awk's $N) is WORD.
+count() { # file field word
+	awk -v f="$2" -v w="$3" '$f == w { c++ } END { print c + 0 }' "$1"
+}
+
+# --- trace-cmd -------------------------------------------------------------
+new_dev
+trace-cmd record -e fnblk -o fnblk.dat fio --name=ckpt --filename=$DEV \
+	--rw=write --bs=64k --size=1m --direct=1 --numjobs=2 \
+	--output=/dev/null >record.log 2>&1
+check "trace-cmd record -e fnblk around fio" [ $? -eq 0 ]
+trace-cmd report -i fnblk.dat >report.txt 2>report.err
+check "trace-cmd report reads it" [ $? -eq 0 ]
+for ev in submit service_start depart complete; do
+	check_eq "trace-cmd: one fnblk_$ev per request" \
+		"$(count report.txt 4 fnblk_$ev:)" $NR
+done
+# Every submit is followed by the completion of the same request (rq=),
+# none completes unsubmitted, and latency covers the queueing delay.
+awk '$4 == "fnblk_submit:" || $4 == "fnblk_complete:" {
+	rq = ""; lat = -1; q = -1
+	for (i = 5; i <= NF; i++) {
+		if ($i ~ /^rq=/) rq = substr($i, 4)
+		if ($i ~ /^latency_ns=/) lat = substr($i, 12) + 0
+		if ($i ~ /^queue_ns=/) q = substr($i, 10) + 0
+	}
+	if ($4 == "fnblk_submit:") { if (open[rq]++) bad++ }
+	else if (!open[rq]--) bad++
+	else if (lat < q || lat <= 0) bad++
+}
+END {
+	for (rq in open) if (open[rq]) bad++
+	exit bad > 0
+}' report.txt
+check "trace-cmd: submit/complete pairs per request, latency >= queueing delay" \
+	[ $? -eq 0 ]
+act=$(count report.txt 4 fnblk_user_active:)
+check_eq "trace-cmd: as many users go idle as become active" \
+	"$(count report.txt 4 fnblk_user_idle:)" "$act"
+check "trace-cmd: both writers became active" [ "$act" -ge 2 ]
+check "trace-cmd: n reached 2 (both writers at once)" \
+	grep -q 'fnblk_user_active:.* n=2' report.txt
+
+d=${DEV#/dev/}
+trace-cmd record -e fnblk:fnblk_config -o config.dat \
+	fnblkctl dev set $d latency 500us >/dev/null 2>&1 &&
+	trace-cmd report -i config.dat >config.txt 2>/dev/null
+check "trace-cmd: fnblk_config shows a change with its new settings" \
+	grep -q "fnblk_config: *$d changed .*latency_ns=500000 " config.txt
+
+# --- perf record / perf script ---------------------------------------------
+new_dev
+perf record -e 'fnblk:*' -a -o perf.data -- fio --name=ckpt --filename=$DEV \
+	--rw=write --bs=64k --size=1m --direct=1 --numjobs=2 \
+	--output=/dev/null >perf-record.log 2>&1
+check "perf record -e 'fnblk:*' -a around fio" [ $? -eq 0 ]
+perf script -i perf.data >perf-script.txt 2>perf-script.err
+check "perf script reads it" [ $? -eq 0 ]
+for ev in submit complete; do
+	check_eq "perf script: one fnblk:fnblk_$ev per request" \
+		"$(grep -c " fnblk:fnblk_$ev: " perf-script.txt)" $NR
+done
+
+# --- perf trace ------------------------------------------------------------
+new_dev
+perf trace -a --no-syscalls -e 'fnblk:fnblk_complete' -o perf-trace.txt -- \
+	fio --name=ckpt --filename=$DEV --rw=write --bs=64k --size=1m \
+	--direct=1 --numjobs=2 --output=/dev/null >perf-trace.log 2>&1
+check "perf trace -a --no-syscalls -e fnblk:fnblk_complete around fio" [ $? -eq 0 ]
+check_eq "perf trace: one fnblk:fnblk_complete per request" \
+	"$(grep -c ' fnblk:fnblk_complete(' perf-trace.txt)" $NR
+
+# --- bpftrace: per-user latency histogram --------------------------------------
+new_dev
+bpftrace -e 'tracepoint:fnblk:fnblk_complete { @lat_us[args->key] = hist(args->latency_ns / 1000); }' \
+	-c "fio --name=ckpt --filename=$DEV --rw=write --bs=64k --size=1m --direct=1 --numjobs=2 --output=/dev/null" \
+	>bpftrace.txt 2>bpftrace.err
+check "bpftrace per-user latency histogram around fio" [ $? -eq 0 ]
+# "@lat_us[KEY]:" then bins "[lo, hi)  COUNT |@@@|": KEY COUNT per user.
+awk '/^@lat_us\[/ { k = $1; gsub(/[^0-9]/, "", k); next }
+     k != "" && /^\[/ { sum[k] += $3 }
+     END { for (k in sum) print k, sum[k] }' bpftrace.txt | sort >hist.txt
+check_eq "bpftrace: a histogram per writer process" "$(wc -l <hist.txt)" 2
+check_eq "bpftrace: the histograms count every request" \
+	"$(awk '{ s += $2 } END { print s + 0 }' hist.txt)" $NR
+fnblkctl -j users ${DEV#/dev/} >users.json
+nr=$(fnblkctl json '#' <users.json)
+i=0
+: >users.txt
+while [ $i -lt "$nr" ]; do
+	echo "$(fnblkctl json $i.key <users.json)" \
+		"$(($(fnblkctl json $i.write_ops <users.json) + \
+		    $(fnblkctl json $i.read_ops <users.json)))" >>users.txt
+	i=$((i + 1))
+done
+# Each histogram's count is its user's operations, as the device counts
+# them: both writers are found, and agree.
+agree=$(awk 'NR == FNR { ops[$1] = $2; next }
+	     ($1 in ops) && ops[$1] == $2 { c++ } END { print c + 0 }' \
+	users.txt hist.txt)
+check_eq "bpftrace: each user's histogram counts its operations (fnblkctl users)" \
+	"$agree" 2
+
+# --- blktrace / blkparse ---------------------------------------------------
+new_dev
+d=${DEV#/dev/}
+blktrace -d $DEV -D blk >blktrace.log 2>&1 &
+bt=$!
+# Tracing has started once the relay files are there.
+i=0
+while [ ! -e /sys/kernel/debug/block/$d/trace0 ] && [ $i -lt 100 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+sleep 0.5
+load
+kill -INT $bt
+wait $bt
+check "blktrace -d $DEV ran" [ $? -eq 0 ]
+blkparse -i $d -D blk >blkparse.txt 2>blkparse.err
+check "blkparse reads it" [ $? -eq 0 ]
+# A bio-based device: blktrace sees each bio queued (Q) and completed (C);
+# nothing is inserted, dispatched or merged by a request queue.
+check_eq "blktrace: one Q (queued) per request" \
+	"$(awk '$6 == "Q" && $7 ~ /W/' blkparse.txt | wc -l)" $NR
+check_eq "blktrace: one C (completed) per request" \
+	"$(awk '$6 == "C" && $7 ~ /W/' blkparse.txt | wc -l)" $NR
+check_eq "blktrace: no request-queue events (G, I, D, M)" \
+	"$(awk '$6 ~ /^[GIDM]$/' blkparse.txt | wc -l)" 0
+
+echo "1..$n"
+[ $failed -eq 0 ]
