@@ -46,6 +46,8 @@ TRACE_DEFINE_ENUM(FNBLK_USERS_ALL);
 TRACE_DEFINE_ENUM(FNBLK_USERS_WRITES);
 TRACE_DEFINE_ENUM(FNBLK_STORE_MEMORY);
 TRACE_DEFINE_ENUM(FNBLK_STORE_NONE);
+TRACE_DEFINE_ENUM(FNBLK_CACHE_DURABLE);
+TRACE_DEFINE_ENUM(FNBLK_CACHE_VOLATILE);
 
 #define fnblk_show_op(op)					\
 	__print_symbolic(op,					\
@@ -76,6 +78,11 @@ TRACE_DEFINE_ENUM(FNBLK_STORE_NONE);
 	__print_symbolic(store,					\
 			 { FNBLK_STORE_MEMORY, "memory" },	\
 			 { FNBLK_STORE_NONE, "none" })
+
+#define fnblk_show_cache(cache)					\
+	__print_symbolic(cache,					\
+			 { FNBLK_CACHE_DURABLE, "durable" },	\
+			 { FNBLK_CACHE_VOLATILE, "volatile" })
 
 /* The user a scheduler request belongs to, as the device keys it. */
 #define fnblk_rq_key(rq)	((rq)->user->key)
@@ -172,7 +179,8 @@ TRACE_EVENT(fnblk_depart,
 
 /*
  * rq was delivered at done_ns: latency_ns after its submission, of which
- * queue_ns waiting for its turn. error is 0 or a negative errno.
+ * queue_ns waiting for its turn. error is 0 or a negative errno. A fault
+ * rule (fault injection) may still fail or delay its bio after this.
  */
 TRACE_EVENT(fnblk_complete,
 	TP_PROTO(const struct fnblk_dev *dev, const struct fnblk_io *io),
@@ -275,6 +283,8 @@ TRACE_EVENT(fnblk_config,
 		__field(u8, policy)
 		__field(u8, users)
 		__field(u8, store)
+		__field(u8, cache)
+		__field(u32, max_users)
 		__dynamic_array(char, fn, strlen(cfg->fn_spec) + 1)
 	),
 	TP_fast_assign(
@@ -289,17 +299,20 @@ TRACE_EVENT(fnblk_config,
 		__entry->policy = cfg->sched.policy;
 		__entry->users = cfg->sched.users;
 		__entry->store = cfg->store;
+		__entry->cache = cfg->cache;
+		__entry->max_users = cfg->max_users;
 		memcpy(__get_dynamic_array(fn), cfg->fn_spec,
 		       __get_dynamic_array_len(fn));
 	),
-	TP_printk("fnblk%u %s size=%llu bw=%llu fn=%s latency_ns=%llu overhead=%llu grace_ns=%llu key=%s policy=%s users=%s store=%s",
+	TP_printk("fnblk%u %s size=%llu bw=%llu fn=%s latency_ns=%llu overhead=%llu grace_ns=%llu key=%s policy=%s users=%s store=%s cache=%s max_users=%u",
 		  __entry->dev, __entry->added ? "added" : "changed",
 		  __entry->size, __entry->bw, __get_str(fn),
 		  __entry->latency_ns, __entry->overhead, __entry->grace_ns,
 		  fnblk_show_key(__entry->key),
 		  fnblk_show_policy(__entry->policy),
 		  fnblk_show_users(__entry->users),
-		  fnblk_show_store(__entry->store))
+		  fnblk_show_store(__entry->store),
+		  fnblk_show_cache(__entry->cache), __entry->max_users)
 );
 
 #endif /* FNBLK_TRACE_H */
