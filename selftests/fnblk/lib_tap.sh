@@ -60,6 +60,25 @@ skip_all() { # reason: nothing can be tested here
 	exit $KSFT_SKIP
 }
 
+# Load fnblk afresh with module parameters (the file $FNBLK_KO if set,
+# else modprobe) and wait for /dev/fnblk0; the test is skipped if fnblk
+# is loaded and busy or cannot be loaded.
+load_fnblk() { # parameter=value...
+	if [ -e /sys/module/fnblk ] && ! rmmod fnblk 2>/dev/null; then
+		skip_all "fnblk is loaded and busy"
+	fi
+	if [ -n "${FNBLK_KO:-}" ]; then
+		insmod "$FNBLK_KO" "$@"
+	else
+		modprobe fnblk "$@"
+	fi || skip_all "cannot load fnblk"
+	i=0
+	while [ ! -b /dev/fnblk0 ] && [ $i -lt 50 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+
 # Wait (up to 10 s) until a "fnblkctl monitor" writing to FILE has
 # subscribed and printed its start snapshot, so that no event of the test
 # can precede it.

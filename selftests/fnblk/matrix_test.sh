@@ -32,18 +32,8 @@ for tool in fnblk-matrix fnblk-fleet fnblkctl; do
 	command -v $tool >/dev/null || skip_all "$tool not installed"
 done
 [ -w $CG/cgroup.subtree_control ] || skip_all "no writable cgroup v2 at $CG"
-if [ -e /sys/module/fnblk ] && ! rmmod fnblk 2>/dev/null; then
-	skip_all "fnblk is loaded and busy"
-fi
-args="nr_devices=1 size_mb=96 bw_mbps=0"
-if [ -n "${FNBLK_KO:-}" ]; then
-	insmod "$FNBLK_KO" $args
-else
-	modprobe fnblk $args
-fi || skip_all "cannot load fnblk"
+load_fnblk nr_devices=1 size_mb=96 bw_mbps=0
 trap cleanup EXIT
-i=0
-while [ ! -b /dev/fnblk0 ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
 DEV=/dev/fnblk0
 
 jv() { fnblkctl json "$2" <"$1"; }

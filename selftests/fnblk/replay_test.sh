@@ -39,18 +39,8 @@ within() {
 for tool in fnblk-replay fnblk-sim; do
 	command -v $tool >/dev/null || skip_all "$tool not installed"
 done
-if [ -e /sys/module/fnblk ] && ! rmmod fnblk 2>/dev/null; then
-	skip_all "fnblk is loaded and busy"
-fi
-args="nr_devices=1 size_mb=128 bw_mbps=$BW_MIB fn=constant policy=anon key=tgid"
-if [ -n "${FNBLK_KO:-}" ]; then
-	insmod "$FNBLK_KO" $args
-else
-	modprobe fnblk $args
-fi || skip_all "cannot load fnblk"
+load_fnblk nr_devices=1 size_mb=128 bw_mbps=$BW_MIB fn=constant policy=anon key=tgid
 trap cleanup EXIT
-i=0
-while [ ! -b /dev/fnblk0 ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
 
 # Eight jobs on two slots: 2 MiB of input each (1/8 s alone at 16 MiB/s),
 # copy and direct, a recorded failure, drawn stage-out failures.
