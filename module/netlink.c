@@ -410,8 +410,12 @@ static int fnblk_fill_retired(struct sk_buff *skb, struct fnblk_dev *dev)
 	return 0;
 }
 
-/* One reply message for a "do" request, filled by fill. */
-static int fnblk_reply(struct genl_info *info, struct fnblk_dev *dev, u8 cmd,
+/*
+ * One reply message for a "do" request, filled by fill. It carries the
+ * request's command: YNL (the kernel's ynl CLI and generated libraries)
+ * takes only that as the reply.
+ */
+static int fnblk_reply(struct genl_info *info, struct fnblk_dev *dev,
 		       size_t size,
 		       int (*fill)(struct sk_buff *, struct fnblk_dev *))
 {
@@ -422,7 +426,8 @@ static int fnblk_reply(struct genl_info *info, struct fnblk_dev *dev, u8 cmd,
 	skb = genlmsg_new(size, GFP_KERNEL);
 	if (!skb)
 		return -ENOMEM;
-	hdr = genlmsg_put_reply(skb, info, &fnblk_family, 0, cmd);
+	hdr = genlmsg_put_reply(skb, info, &fnblk_family, 0,
+				info->genlhdr->cmd);
 	ret = -EMSGSIZE;
 	if (!hdr)
 		goto free;
@@ -465,8 +470,8 @@ static int fnblk_nl_dev_add(struct sk_buff *skb, struct genl_info *info)
 	if (ret)
 		fnblk_nl_err(info->extack, err);
 	else
-		ret = fnblk_reply(info, dev, FNBLK_CMD_DEV_GET,
-				  fnblk_dev_msg_size(), fnblk_fill_dev);
+		ret = fnblk_reply(info, dev, fnblk_dev_msg_size(),
+				  fnblk_fill_dev);
 	mutex_unlock(&fnblk_mutex);
 	kfree(cfg);
 	return ret;
@@ -497,8 +502,8 @@ static int fnblk_nl_dev_set(struct sk_buff *skb, struct genl_info *info)
 	if (ret)
 		fnblk_nl_err(info->extack, err);
 	else
-		ret = fnblk_reply(info, dev, FNBLK_CMD_DEV_GET,
-				  fnblk_dev_msg_size(), fnblk_fill_dev);
+		ret = fnblk_reply(info, dev, fnblk_dev_msg_size(),
+				  fnblk_fill_dev);
 unlock:
 	mutex_unlock(&fnblk_mutex);
 	kfree(cfg);
@@ -533,14 +538,12 @@ static int fnblk_op_dev_del(struct genl_info *info, struct fnblk_dev *dev)
 
 static int fnblk_op_dev_get(struct genl_info *info, struct fnblk_dev *dev)
 {
-	return fnblk_reply(info, dev, FNBLK_CMD_DEV_GET, fnblk_dev_msg_size(),
-			   fnblk_fill_dev);
+	return fnblk_reply(info, dev, fnblk_dev_msg_size(), fnblk_fill_dev);
 }
 
 static int fnblk_op_stats_get(struct genl_info *info, struct fnblk_dev *dev)
 {
-	return fnblk_reply(info, dev, FNBLK_CMD_STATS_GET, NLMSG_GOODSIZE,
-			   fnblk_fill_stats);
+	return fnblk_reply(info, dev, NLMSG_GOODSIZE, fnblk_fill_stats);
 }
 
 static int fnblk_op_dev_crash(struct genl_info *info, struct fnblk_dev *dev)
@@ -728,7 +731,7 @@ static int fnblk_nl_fault_add(struct sk_buff *skb, struct genl_info *info)
 	if (!ret) {
 		/* The rule is the device's now; reply while it cannot go. */
 		hdr = genlmsg_put_reply(msg, info, &fnblk_family, 0,
-					FNBLK_CMD_FAULT_GET);
+					info->genlhdr->cmd);
 		ret = !hdr || fnblk_fill_fault(msg, dev, r) ? -EMSGSIZE : 0;
 		if (!ret)
 			genlmsg_end(msg, hdr);
