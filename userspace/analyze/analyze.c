@@ -16,6 +16,7 @@
 #include "../lib/cli.h"
 #include "../lib/events.h"
 #include "../lib/fleet.h"
+#include "../lib/hosts.h"
 #include "../lib/units.h"
 #include "module/fnblk_sched.h"
 #include "replay_analysis.h"
@@ -36,6 +37,8 @@ static struct {
 	bool bootstrap_given;
 	uint64_t seed;
 	bool pool;
+	bool hosts;
+	const char *merged;
 	bool json;
 } args = { .pairs = PAIRS_AUTO, .bootstrap = REPORT_BOOTSTRAP, .seed = 1 };
 
@@ -107,6 +110,14 @@ static const struct cli_option analysis_options[] = {
 	{ .name = "pool", .type = CLI_FLAG, .var = &args.pool,
 	  .help = "regress the gap's step on the gap over the return maps of "
 		  "every EVENTS file together, and print only that" },
+	{ .name = "hosts", .type = CLI_FLAG, .var = &args.hosts,
+	  .help = "the EVENTS files are the hosts of one run (scripts/cluster): "
+		  "merge them, jobs numbered host by host and each file's times "
+		  "moved by its clock_offset_ns param, analyse the whole, and "
+		  "add how many hosts wrote at once and each host's writes" },
+	{ .name = "merged", .arg = "FILE", .type = CLI_STRING, .var = &args.merged,
+	  .help = "with --hosts: also write the merged events to FILE (CSV), "
+		  "for fnblk-sim compare" },
 	{ .name = "jobs", .arg = "N", .type = CLI_U64, .var = &args.jobs,
 	  .min = 1, .max = FLEET_JOBS_MAX,
 	  .dflt = "the file's jobs param, else the largest job + 1",
@@ -122,7 +133,8 @@ static const struct cli_option analysis_options[] = {
 };
 
 static const char *const usage[] = {
-	"[OPTIONS] EVENTS", "--pool [OPTIONS] EVENTS...", NULL,
+	"[OPTIONS] EVENTS", "--hosts [OPTIONS] EVENTS...",
+	"--pool [OPTIONS] EVENTS...", NULL,
 };
 
 static const struct cli_group groups[] = {
@@ -139,6 +151,9 @@ static const struct cli_program prog = {
 		 "phases, firing order, phase-gap return maps, the Kuramoto "
 		 "order parameter, start-interval ratios and write slowdown.\n"
 		 "\n"
+		 "With --hosts: the files of one run's hosts, merged into one "
+		 "fleet (Documentation/cluster.rst).\n"
+		 "\n"
 		 "With --pool: one regression of the phase gap's step on the "
 		 "gap, with standard errors, pooled over the return maps of "
 		 "every file.",
@@ -146,22 +161,6 @@ static const struct cli_program prog = {
 	.json = &args.json,
 	.json_help = "print the analysis as JSON instead of tables",
 };
-
-static unsigned int count_jobs(const struct fnblk_events *e)
-{
-	const char *p = fnblk_events_param(e, "jobs");
-	unsigned int max = 0;
-	size_t i;
-	uint64_t v;
-	const char *why;
-
-	if (p && !fnblk_parse_uint(p, 1, FLEET_JOBS_MAX, &v, &why))
-		return v;
-	for (i = 0; i < e->nr; i++)
-		if (e->ev[i].job + 1 > max)
-			max = e->ev[i].job + 1;
-	return max;
-}
 
 static void solo_times(const struct fnblk_events *e, unsigned int jobs,
 		       uint64_t solo_time, double *solo)
@@ -213,7 +212,7 @@ static int jobs_of(const char *path, const struct fnblk_events *ev,
 	char err[256];
 
 	if (!jobs_opt) {
-		*jobs = count_jobs(ev);
+		*jobs = fnblk_events_jobs(ev, FLEET_JOBS_MAX);
 		return 0;
 	}
 	if (fnblk_events_check_jobs(ev, jobs_opt, err, sizeof(err)))
@@ -312,14 +311,53 @@ static int pool_files(char **paths, int nr, const struct report_opts *o,
 	return ret;
 }
 
+/*
+ * --hosts: every file is one host of the run; merged into ev, the hosts
+ * into h. 0, or 1 after a message.
+ */
+static int merge_hosts(char **paths, int nr, struct fnblk_events *ev,
+		       struct fnblk_hosts *h)
+{
+	struct fnblk_events *in = calloc(nr, sizeof(*in));
+	char err[512];
+	int i, ret = 0;
+	FILE *f;
+
+	if (!in) {
+		cli_error(&prog, "out of memory");
+		return 1;
+	}
+	for (i = 0; i < nr && !ret; i++)
+		ret = read_events(paths[i], &in[i]);
+	fnblk_events_init(ev);
+	if (!ret && fnblk_hosts_merge(ev, h, in, (const char *const *)paths, nr,
+				      err, sizeof(err))) {
+		cli_error(&prog, "--hosts: %s", err);
+		ret = 1;
+	}
+	while (i-- > 0)
+		fnblk_events_free(&in[i]);
+	free(in);
+	if (ret || !args.merged)
+		return ret;
+	f = fopen(args.merged, "w");
+	if (!f || fnblk_events_write_csv(f, ev) || fclose(f)) {
+		cli_error(&prog, "--merged %s: cannot write it", args.merged);
+		return 1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct report_opts opt = { 0 };
 	const char *fn_spec, *path;
+	struct fnblk_hosts hosts = { 0 };
 	struct fnblk_events ev;
 	struct report rep;
 	unsigned int jobs;
 	double *solo, *f;
+	char err[512], name[4200];
 	int first, ret;
 
 	ret = cli_parse(&prog, argc, argv, &first);
@@ -338,22 +376,39 @@ int main(int argc, char **argv)
 		return pool_files(argv + first, argc - first, &opt, args.jobs,
 				  args.json);
 	}
-	if (first + 1 != argc)
-		return cli_usage_error(&prog, first == argc ? "no EVENTS file" :
-				       "expected one EVENTS file, not %d (several only with --pool)",
+	if (args.merged && !args.hosts)
+		return cli_usage_error(&prog, "--merged needs --hosts");
+	if (first == argc)
+		return cli_usage_error(&prog, "no EVENTS file");
+	if (first + 1 != argc && !args.hosts)
+		return cli_usage_error(&prog, "expected one EVENTS file, not %d (several only with --hosts or --pool)",
 				       argc - first);
 	path = argv[first];
 	/* A replay's events (fnblk-replay, fnblk-sim replay) have their own analysis. */
-	if (replay_is_events(path))
+	if (!args.hosts && replay_is_events(path))
 		return replay_analyze(path, args.plot_dir, args.json);
 	ret = 0;
 	fn_spec = args.fn_spec;
-	if (read_events(path, &ev))
+	if (args.hosts ? merge_hosts(argv + first, argc - first, &ev, &hosts) :
+	    read_events(path, &ev))
 		return 1;
 	ret = jobs_of(path, &ev, args.jobs, &jobs);
+	if (!ret && !args.hosts &&
+	    fnblk_hosts_from_params(&ev, jobs, &hosts, err, sizeof(err))) {
+		cli_error(&prog, "%s: %s", path, err);
+		ret = 1;
+	}
 	if (ret) {
+		fnblk_hosts_free(&hosts);
 		fnblk_events_free(&ev);
 		return ret;
+	}
+	if (hosts.nr)
+		opt.hosts = &hosts;
+	if (args.hosts) {
+		snprintf(name, sizeof(name), "%s and %d more hosts", path,
+			 argc - first - 1);
+		path = name;
 	}
 	solo = calloc(jobs, sizeof(*solo));
 	f = calloc(jobs + 1, sizeof(*f));
@@ -385,6 +440,10 @@ int main(int argc, char **argv)
 		}
 	} else {
 		report_print_table(stdout, &rep);
+		if (opt.hosts && hosts_report_table(stdout, &ev, opt.hosts, opt.skip)) {
+			cli_error(&prog, "out of memory");
+			ret = 1;
+		}
 	}
 	if (args.plot_dir && report_plot(&rep, args.plot_dir))
 		ret = 1;
@@ -392,6 +451,7 @@ out:
 	report_free(&rep);
 	free(solo);
 	free(f);
+	fnblk_hosts_free(&hosts);
 	fnblk_events_free(&ev);
 	return ret;
 }

@@ -534,6 +534,11 @@ int report_print_json(FILE *f, const struct report *rep)
 			 "cycles", json_cycles(rep),
 			 "write_cost", json_costs(rep),
 			 "write_cost_all", json_cost_row(&rep->cost.all));
+	if (root && rep->opt.hosts &&
+	    json_object_set_new(root, "hosts", hosts_report_json(rep->ev, rep->opt.hosts, rep->opt.skip))) {
+		json_decref(root);
+		return -1;
+	}
 	if (!root)
 		return -1;
 	ret = json_dumpf(root, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER);

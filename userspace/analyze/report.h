@@ -11,6 +11,7 @@
 #include <jansson.h>
 
 #include "analysis.h"
+#include "hosts_report.h"
 #include "write_times.h"
 
 /* Bootstrap resamples by default, and the largest fleet that gets them
@@ -29,6 +30,7 @@ struct report_opts {
 	const double *solo_ns;		/* per job, 0 = unknown */
 	const double *f;		/* f(0..jobs), NULL = constant */
 	const char *fn;			/* its spec, for the report */
+	const struct fnblk_hosts *hosts;	/* several hosts' run, or NULL */
 };
 
 struct report {

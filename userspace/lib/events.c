@@ -643,6 +643,21 @@ int fnblk_events_write_jsonl(FILE *f, const struct fnblk_events *e)
 	return 0;
 }
 
+unsigned int fnblk_events_jobs(const struct fnblk_events *e, unsigned int max)
+{
+	const char *p = fnblk_events_param(e, "jobs"), *why;
+	unsigned int n = 0;
+	uint64_t v;
+	size_t i;
+
+	if (p && !fnblk_parse_uint(p, 1, max, &v, &why))
+		return v;
+	for (i = 0; i < e->nr; i++)
+		if (e->ev[i].job + 1 > n)
+			n = e->ev[i].job + 1;
+	return n;
+}
+
 int fnblk_events_check_jobs(const struct fnblk_events *e, uint64_t jobs,
 			    char *err, size_t errlen)
 {

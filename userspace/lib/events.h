@@ -70,6 +70,11 @@ int fnblk_events_add(struct fnblk_events *e, const struct fnblk_event *ev);
  */
 int fnblk_events_check_jobs(const struct fnblk_events *e, uint64_t jobs,
 			    char *err, size_t errlen);
+/*
+ * The number of jobs: the jobs param when it is a number from 1 to max,
+ * else the largest job + 1 (0 for no writes).
+ */
+unsigned int fnblk_events_jobs(const struct fnblk_events *e, unsigned int max);
 /* Order by start time (ties: job, then cycle). */
 void fnblk_events_sort(struct fnblk_events *e);
 

@@ -158,6 +158,48 @@ PY
 "$ANALYZE" "$TMP"/pool0.csv "$TMP"/pool1.csv 2>/dev/null; [ $? -eq 2 ]
 ok $? "several files without --pool exit 2"
 
+# --hosts: run.csv split into two hosts (job 1 alone on host 1, whose
+# clock is 5 s ahead) analyses as run.csv itself, plus the hosts' view.
+{
+	sed -n '1,/^job,/{/^job,/!p}' "$TMP/run.csv" | sed 's/jobs=2/jobs=1/'
+	echo 'job,cycle,start_ns,end_ns,bytes'
+	grep '^0,' "$TMP/run.csv"
+} >"$TMP/host0.csv"
+{
+	echo '# fnblk-events v1'
+	echo '# source=sim'
+	echo '# param jobs=1'
+	echo '# param clock_offset_ns=-5000000000'
+	echo 'job,cycle,start_ns,end_ns,bytes'
+	awk -F, '$1 == 1 { printf "0,%s,%.0f,%.0f,%s\n", $2, $3 + 5e9, $4 + 5e9, $5 }' "$TMP/run.csv"
+} >"$TMP/host1.csv"
+"$ANALYZE" --hosts --merged "$TMP/merged.csv" "$TMP/host0.csv" "$TMP/host1.csv" >"$TMP/hosts.txt"
+ok $? "--hosts merges two hosts' files"
+grep -q 'firing order: 4 transitions, 0 changed' "$TMP/hosts.txt" &&
+	grep -q '0-1 *30.000 *0.000 *0.000' "$TMP/hosts.txt"
+ok $? "the merged run analyses as the run before the split (clock offset applied)"
+grep -q '^hosts: 2, writing at once .* 0: 77.3% 1: 22.7% 2: 0.0%' "$TMP/hosts.txt" &&
+	grep -Eq '^1 +1 +5 +0.0 +10.000 ' "$TMP/hosts.txt"
+ok $? "hosts' view: never two at once; host 1's five 10 ms writes"
+diff <(grep '^[0-9]' "$TMP/run.csv" | sort) <(grep '^[0-9]' "$TMP/merged.csv" | sort) >/dev/null &&
+	grep -q '^# param host_jobs=1,1$' "$TMP/merged.csv"
+ok $? "--merged writes the run's rows back, with host_jobs"
+"$ANALYZE" "$TMP/merged.csv" | grep -q '^hosts: 2,'
+ok $? "a merged file read alone still has its hosts"
+"$ANALYZE" --hosts --json "$TMP/host0.csv" "$TMP/host1.csv" >"$TMP/hosts.json"
+json_ok "the hosts' view in JSON" "$TMP/hosts.json" <<'PY'
+import json, sys
+h = json.load(open(sys.argv[1]))["hosts"]
+assert h["hosts"] == 2 and h["writing_at_once_s"][2] == 0
+assert [r["writes"] for r in h["per_host"]] == [5, 5]
+PY
+sed 's/clock_offset_ns=.*/clock_offset_ns=-9000000000/' "$TMP/host1.csv" >"$TMP/host1-bad.csv"
+"$ANALYZE" --hosts "$TMP/host0.csv" "$TMP/host1-bad.csv" 2>"$TMP/err" >/dev/null
+[ $? -eq 1 ] && grep -q 'host1-bad.csv: clock_offset_ns=-9000000000 moves a time out of range' "$TMP/err"
+ok $? "an offset before the clock's 0 exits 1 naming the host"
+"$ANALYZE" --merged "$TMP/m.csv" "$TMP/run.csv" 2>/dev/null; [ $? -eq 2 ]
+ok $? "--merged without --hosts exits 2"
+
 printf 'job,cycle,start_ns,end_ns,bytes\n0,0,5,3,1\n' >"$TMP/bad.csv"
 "$ANALYZE" "$TMP/bad.csv" 2>"$TMP/err"; [ $? -eq 1 ] && grep -q 'bad.csv:2:' "$TMP/err"
 ok $? "bad input exits 1 naming the line"
