@@ -44,6 +44,26 @@ static uint64_t touch(const struct fnmap *m, uint64_t off)
 	return *(volatile uint64_t *)((char *)fnmap_addr(m) + off);
 }
 
+/* n random rows (seeded xorshift, drawn from the first `rows`) of the
+ * file as a column-major matrix of 128 columns of 512 KiB: one word per
+ * column, each a stride of 8 blocks from the last. Wrong words read. */
+static uint64_t walk_rows(const struct fnmap *m, uint64_t s, uint64_t rows,
+			  unsigned int n)
+{
+	uint64_t bad = 0, off, col;
+
+	while (n--) {
+		s ^= s << 13;
+		s ^= s >> 7;
+		s ^= s << 17;
+		for (col = 0; col < 128; col++) {
+			off = col * (512 << 10) + s % rows * 8;
+			bad += touch(m, off) != word_at(off, SEED);
+		}
+	}
+	return bad;
+}
+
 static void test_coalescing(const char *path)
 {
 	struct fnmap_stats st;
@@ -169,19 +189,7 @@ static void test_growth(const char *path)
 	 * and again beyond the 16 MiB capacity. Re-reads of evicted blocks
 	 * by prefetch are reuse too: it grows. */
 	m = open_with(path, 64 * MiB, 0, FNMAP_ADV_NORMAL);
-	s = 7;
-	for (i = 0; i < 300; i++) {
-		uint64_t row, col;
-
-		s ^= s << 13;
-		s ^= s >> 7;
-		s ^= s << 17;
-		row = s % 32768;
-		for (col = 0; col < 128; col++) {
-			off = col * (512 << 10) + row * 8;
-			bad += touch(m, off) != word_at(off, SEED);
-		}
-	}
+	bad += walk_rows(m, 7, 32768, 300);
 	fnmap_stats(m, &st);
 	ok(!bad && st.prefetches > st.fills / 2 && st.capacity >= 32 * MiB,
 	   "prefetched rows coming back: grew to %llu MiB (%llu of %llu "
@@ -209,21 +217,10 @@ static void test_cold_sweep(const char *path)
 {
 	struct fnmap_stats st;
 	struct fnmap *m;
-	uint64_t s = 11, i, bad = 0, off;
+	uint64_t bad;
 
 	m = open_with(path, 128 * MiB, 0, FNMAP_ADV_NORMAL);
-	for (i = 0; i < 400; i++) {
-		uint64_t row, col;
-
-		s ^= s << 13;
-		s ^= s >> 7;
-		s ^= s << 17;
-		row = s % 65536;
-		for (col = 0; col < 128; col++) {
-			off = col * (512 << 10) + row * 8;
-			bad += touch(m, off) != word_at(off, SEED);
-		}
-	}
+	bad = walk_rows(m, 11, 65536, 400);
 	fnmap_stats(m, &st);
 	ok(!bad && st.read_bytes <= 96 * MiB,
 	   "cold sweep of a 64 MiB matrix: read %llu MiB (at most 96), "
