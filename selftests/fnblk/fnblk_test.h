@@ -138,19 +138,105 @@ static inline int module_reload(const char *params)
 	return system(cmd) ? -1 : 0;
 }
 
+/* Write text to a file such as a sysfs or cgroupfs attribute. */
+static inline int write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY), ok;
+
+	if (fd < 0)
+		return -1;
+	ok = write(fd, text, strlen(text)) == (ssize_t)strlen(text);
+	close(fd);
+	return ok ? 0 : -1;
+}
+
 /* Write a writable module parameter of the loaded module. */
 static inline int write_param(const char *name, const char *val)
 {
 	char path[128];
-	int fd, ok;
 
 	snprintf(path, sizeof(path), "/sys/module/fnblk/parameters/%s", name);
-	fd = open(path, O_WRONLY);
-	if (fd < 0)
-		return -1;
-	ok = write(fd, val, strlen(val)) == (ssize_t)strlen(val);
-	close(fd);
-	return ok ? 0 : -1;
+	return write_file(path, val);
+}
+
+/* ---- cgroups (cgroup2, mounted by the test VM's init) ---- */
+
+#define CG_ROOT "/sys/fs/cgroup"
+
+/* A cgroup's id, as the kernel reports it, is its directory's inode. */
+static inline uint64_t cgroup_id_of(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) ? 0 : (uint64_t)st.st_ino;
+}
+
+/* Create (or find) the child cgroup name of the root; returns its id. */
+static inline uint64_t cgroup_make(const char *name)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), CG_ROOT "/%s", name);
+	if (mkdir(path, 0755) && errno != EEXIST)
+		return 0;
+	return cgroup_id_of(path);
+}
+
+static inline int cgroup_enter(const char *name, pid_t pid)
+{
+	char path[128], text[32];
+
+	snprintf(path, sizeof(path), CG_ROOT "/%s/cgroup.procs", name);
+	snprintf(text, sizeof(text), "%d\n", (int)pid);
+	return write_file(path, text);
+}
+
+static inline void cgroup_remove(const char *name)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), CG_ROOT "/%s", name);
+	rmdir(path);
+}
+
+/* ---- the kernel log ---- */
+
+/* Follow the kernel log from now on; -1 if it cannot be read. */
+static inline int kmsg_follow(void)
+{
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+
+	if (fd >= 0)
+		lseek(fd, 0, SEEK_END);
+	return fd;
+}
+
+/*
+ * Whether the kernel logged a warning, oops or checker report since
+ * kmsg_follow(): the first such record goes to rec (len bytes).
+ */
+static inline bool kmsg_complained(int fd, char *rec, size_t len)
+{
+	static const char *const marks[] = {
+		"WARNING:", "BUG:", "Oops", "general protection",
+		"possible circular locking", "inconsistent lock state",
+		"lock order", "KASAN:", "UBSAN:", "kmemleak:",
+		"soft lockup", "hung task",
+	};
+	size_t i;
+	ssize_t n;
+
+	for (;;) {
+		n = read(fd, rec, len - 1);
+		if (n < 0 && errno == EPIPE)
+			continue;	/* records overwritten: read on */
+		if (n <= 0)
+			return false;
+		rec[n] = 0;
+		for (i = 0; i < sizeof(marks) / sizeof(marks[0]); i++)
+			if (strstr(rec, marks[i]))
+				return true;
+	}
 }
 
 /*

@@ -8,51 +8,8 @@
 #include "../kselftest_harness.h"
 #include "fnblk_test.h"
 
-#include <sys/stat.h>
-
 #define DEV "fnblk12"
 #define DEVPATH "/dev/" DEV
-#define CG_ROOT "/sys/fs/cgroup"
-
-static int write_file(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY), ok;
-
-	if (fd < 0)
-		return -1;
-	ok = write(fd, text, strlen(text)) == (ssize_t)strlen(text);
-	close(fd);
-	return ok ? 0 : -1;
-}
-
-/* A cgroup's id, as the kernel reports it, is its directory's inode. */
-static uint64_t cgroup_make(const char *name)
-{
-	char path[128];
-	struct stat st;
-
-	snprintf(path, sizeof(path), CG_ROOT "/%s", name);
-	if (mkdir(path, 0755) && errno != EEXIST)
-		return 0;
-	return stat(path, &st) ? 0 : (uint64_t)st.st_ino;
-}
-
-static int cgroup_enter(const char *name, pid_t pid)
-{
-	char path[128], text[32];
-
-	snprintf(path, sizeof(path), CG_ROOT "/%s/cgroup.procs", name);
-	snprintf(text, sizeof(text), "%d\n", (int)pid);
-	return write_file(path, text);
-}
-
-static void cgroup_remove(const char *name)
-{
-	char path[128];
-
-	snprintf(path, sizeof(path), CG_ROOT "/%s", name);
-	rmdir(path);
-}
 
 FIXTURE(id) {
 	struct fnl c;

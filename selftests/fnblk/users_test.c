@@ -4,7 +4,8 @@
  * and when the device is re-created under them), a cap with an overflow
  * bucket, idle users retired with their totals kept, a reused pid that
  * starts afresh, a key mode change, and users coming and going by the
- * hundred while the counters are reset under them.
+ * hundred while the counters are reset under them, and key mode changes
+ * racing the creation of new users.
  */
 #define _GNU_SOURCE
 #include <linux/sched.h>
@@ -395,6 +396,310 @@ TEST_F_TIMEOUT(users, churn_with_resets, 120)
 	EXPECT_EQ(0U, s.v[FNBLK_STAT_INFLIGHT]);
 	EXPECT_GE(64U, s.v[FNBLK_STAT_NR_USERS]);
 	EXPECT_EQ(s.v[FNBLK_STAT_WRITE_BYTES], sum_write_bytes(&self->us));
+}
+
+/* ---- key mode changes racing the creation of users ---- */
+
+#define KC_WRITERS	4
+#define KC_SLOTS	256	/* 4 KiB blocks each writer cycles over */
+
+/*
+ * What the writers did, shared with the test: the bytes they wrote, and
+ * which ids wrote under which identity (bitmaps indexed by pid), so that
+ * every user listed can be checked against the key mode in force.
+ */
+struct kc_shared {
+	int fd;
+	volatile int stop;
+	uint64_t bytes;
+	int errors;
+	size_t words;		/* of each bitmap */
+	uint64_t *thread_ids;	/* valid keys under key pid */
+	uint64_t *process_ids;	/* valid keys under key tgid */
+};
+
+static void kc_mark(uint64_t *map, size_t words, pid_t id)
+{
+	if ((size_t)id / 64 < words)
+		__atomic_or_fetch(&map[id / 64], 1ULL << (id % 64),
+				  __ATOMIC_SEQ_CST);
+}
+
+static bool kc_marked(const uint64_t *map, size_t words, uint64_t id)
+{
+	return id / 64 < words &&
+	       (__atomic_load_n(&map[id / 64], __ATOMIC_SEQ_CST) >>
+		(id % 64)) & 1;
+}
+
+struct kc_write {
+	struct kc_shared *sh;
+	void *buf;
+	uint64_t off;
+};
+
+/* One 4 KiB write, noted first under the calling thread's identity. */
+static void kc_write_once(struct kc_write *w)
+{
+	struct kc_shared *sh = w->sh;
+
+	kc_mark(sh->thread_ids, sh->words, (pid_t)syscall(SYS_gettid));
+	if (pwrite(sh->fd, w->buf, 4096, (off_t)w->off) == 4096)
+		__atomic_add_fetch(&sh->bytes, 4096, __ATOMIC_SEQ_CST);
+	else
+		__atomic_add_fetch(&sh->errors, 1, __ATOMIC_SEQ_CST);
+}
+
+static void *kc_thread(void *arg)
+{
+	kc_write_once(arg);
+	return NULL;
+}
+
+/*
+ * A writer process: every write comes from a new thread (a new user under
+ * key pid), every eighth from a new child process (a new user under key
+ * tgid too), until told to stop.
+ */
+static void kc_writer(struct kc_shared *sh, int idx)
+{
+	struct kc_write w = { .sh = sh };
+	pthread_t t;
+	unsigned int n;
+	pid_t child;
+	int status;
+
+	if (posix_memalign(&w.buf, 4096, 4096))
+		_exit(1);
+	memset(w.buf, 0x5a, 4096);
+	kc_mark(sh->process_ids, sh->words, getpid());
+	for (n = 0; !sh->stop; n++) {
+		w.off = ((uint64_t)idx * KC_SLOTS + n % KC_SLOTS) * 4096;
+		if (n % 8 == 7) {
+			child = fork();
+			if (!child) {
+				kc_mark(sh->process_ids, sh->words, getpid());
+				kc_write_once(&w);
+				_exit(0);
+			}
+			if (child < 0 || waitpid(child, &status, 0) != child)
+				_exit(2);
+		} else {
+			if (pthread_create(&t, NULL, kc_thread, &w))
+				_exit(3);
+			pthread_join(t, NULL);
+		}
+	}
+	_exit(0);
+}
+
+struct kc_cgroups {
+	uint64_t root, id[KC_WRITERS];
+};
+
+static void kc_cgroup_name(char *name, size_t len, int i)
+{
+	snprintf(name, len, "fnblk-test-kc%d", i);
+}
+
+/* Whether a user listed under key mode is one that mode can produce. */
+static bool kc_key_fits(int mode, const struct fnl_user *u,
+			const struct kc_shared *sh,
+			const struct kc_cgroups *cg)
+{
+	int i;
+
+	switch (mode) {
+	case FNBLK_KEY_SINGLE:
+		return u->key == 0;
+	case FNBLK_KEY_CGROUP:
+		if (u->key == cg->root)
+			return true;
+		for (i = 0; i < KC_WRITERS; i++)
+			if (cg->id[i] && u->key == cg->id[i])
+				return true;
+		return false;
+	case FNBLK_KEY_PID:
+		/* Key 0 is the kernel threads' (none write here). */
+		return u->key ? kc_marked(sh->thread_ids, sh->words, u->key) :
+				u->kthread;
+	default:
+		return u->key ? kc_marked(sh->process_ids, sh->words, u->key) :
+				u->kthread;
+	}
+}
+
+/*
+ * The first user listed (one that wrote: readers such as the partition
+ * scan are not the writers') that the key mode cannot produce, or NULL.
+ */
+static const struct fnl_user *kc_misfit(int mode, const struct fnl_users *us,
+					const struct kc_shared *sh,
+					const struct kc_cgroups *cg)
+{
+	size_t i;
+
+	for (i = 0; i < us->nr; i++)
+		if (!us->u[i].bucket && us->u[i].write_ops &&
+		    !kc_key_fits(mode, &us->u[i], sh, cg))
+			return &us->u[i];
+	return NULL;
+}
+
+static size_t kc_listed(const struct fnl_users *us)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < us->nr; i++)
+		n += !us->u[i].bucket;
+	return n;
+}
+
+static pid_t kc_spawn(struct kc_shared *sh, int idx)
+{
+	char name[32];
+	pid_t pid = fork();
+
+	if (pid)
+		return pid;
+	kc_cgroup_name(name, sizeof(name), idx);
+	cgroup_enter(name, getpid());	/* without cgroups, all in the root */
+	kc_writer(sh, idx);
+	return 0;
+}
+
+/*
+ * Key mode changes race users being created: writer processes, each in
+ * its own cgroup, write from a new thread or process every time, while
+ * the key mode cycles pid, single, tgid, single, cgroup, single for
+ * seconds. Creating a user drops dev->lock around the allocation, and a
+ * change can land in that gap: the module then works the key out again.
+ * After every change, each user listed must be one the new mode produces
+ * (none left from the mode before); at the end no user is counted that is
+ * not listed, the records add up to the device's counters, which count
+ * every byte written, and the kernel logged no warning.
+ */
+TEST_F_TIMEOUT(users, key_change_races_new_users, 180)
+{
+	static const int cycle[] = {
+		FNBLK_KEY_PID, FNBLK_KEY_SINGLE, FNBLK_KEY_TGID,
+		FNBLK_KEY_SINGLE, FNBLK_KEY_CGROUP, FNBLK_KEY_SINGLE,
+	};
+	const char *secs_env = getenv("FNBLK_KEY_RACE_S");
+	uint64_t secs = secs_env ? strtoull(secs_env, NULL, 10) : 6;
+	struct fnl_users big = { .cap = 65536 };
+	const struct fnl_user *bad;
+	unsigned int changes = 0, busy = 0, misfits = 0, overlaps = 0;
+	int mode = FNBLK_KEY_PID, step, status, i, ret, klog;
+	uint64_t deadline, settle, records;
+	struct kc_cgroups cg = { 0 };
+	pid_t writer[KC_WRITERS];
+	struct kc_shared *sh;
+	struct fnl_stats s;
+	char name[32], rec[1024];
+	size_t words, map_bytes;
+	FILE *f;
+	long pid_max = 4194304;
+
+	big.u = calloc(big.cap, sizeof(*big.u));
+	ASSERT_NE(NULL, big.u);
+	f = fopen("/proc/sys/kernel/pid_max", "r");
+	if (f) {
+		if (fscanf(f, "%ld", &pid_max) != 1)
+			pid_max = 4194304;
+		fclose(f);
+	}
+	words = (size_t)pid_max / 64 + 1;
+	map_bytes = sizeof(*sh) + 2 * words * sizeof(uint64_t);
+	sh = mmap(NULL, map_bytes, PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, sh);
+	sh->words = words;
+	sh->thread_ids = (uint64_t *)(sh + 1);
+	sh->process_ids = sh->thread_ids + words;
+
+	/* Reaped within a second: stale users left by a race go quickly. */
+	write_param("user_retain_s", "2");
+	write_file(CG_ROOT "/cgroup.subtree_control", "+io");
+	cg.root = cgroup_id_of(CG_ROOT);
+	for (i = 0; i < KC_WRITERS; i++) {
+		kc_cgroup_name(name, sizeof(name), i);
+		cg.id[i] = cgroup_make(name);
+	}
+	/* Unthrottled, no grace: idle between writes, so changes succeed. */
+	ASSERT_EQ(0, dev_add(&self->c, &DEV_CFG(.name = DEV, .bw = 0,
+			.latency_ns = 0, .grace_ns = 0, .key = mode)));
+	sh->fd = open(DEVPATH, O_WRONLY | O_DIRECT);
+	ASSERT_LE(0, sh->fd);
+	klog = kmsg_follow();
+
+	for (i = 0; i < KC_WRITERS; i++) {
+		writer[i] = kc_spawn(sh, i);
+		ASSERT_LT(0, writer[i]);
+	}
+	deadline = now_ns() + secs * 1000000000ULL;
+	for (step = 1; now_ns() < deadline; step++) {
+		int next = cycle[step % 6];
+
+		ret = dev_set(&self->c, &DEV_CFG(.name = DEV, .key = next));
+		if (ret == -EBUSY) {	/* a user was active: try again */
+			busy++;
+			step--;
+			continue;
+		}
+		ASSERT_EQ(0, ret) TH_LOG("dev set key: %s", self->c.err);
+		mode = next;
+		changes++;
+		/* Counted but not listed: created across the change. */
+		ASSERT_EQ(0, fnl_stats(&self->c, DEV, &s));
+		ASSERT_EQ(0, fnl_users(&self->c, DEV, &big));
+		overlaps += s.v[FNBLK_STAT_NR_USERS] > kc_listed(&big);
+		bad = kc_misfit(mode, &big, sh, &cg);
+		if (bad && !misfits++)
+			TH_LOG("after change %u to key %d: user %llu (%llu B written) is of another key mode",
+			       changes, mode, (unsigned long long)bad->key,
+			       (unsigned long long)bad->write_bytes);
+	}
+	sh->stop = 1;
+	for (i = 0; i < KC_WRITERS; i++) {
+		ASSERT_EQ(writer[i], waitpid(writer[i], &status, 0));
+		EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
+	}
+	TH_LOG("%u key changes (%u refused as busy), %u overlapped a user being created, %llu bytes written",
+	       changes, busy, overlaps, (unsigned long long)sh->bytes);
+	EXPECT_EQ(0, sh->errors);
+	EXPECT_EQ(0U, misfits);
+	/* Every step of the cycle happened twice at least. */
+	EXPECT_LE(12U, changes);
+
+	/* Users left over by a race are reaped (every second here). */
+	settle = now_ns() + 20000000000ULL;
+	do {
+		usleep(200000);
+		ASSERT_EQ(0, fnl_stats(&self->c, DEV, &s));
+		ASSERT_EQ(0, fnl_users(&self->c, DEV, &big));
+	} while (s.v[FNBLK_STAT_NR_USERS] != kc_listed(&big) &&
+		 now_ns() < settle);
+	EXPECT_EQ(s.v[FNBLK_STAT_NR_USERS], kc_listed(&big));
+	bad = kc_misfit(mode, &big, sh, &cg);
+	EXPECT_EQ(NULL, bad) TH_LOG("at the end, under key %d: user %llu",
+				    mode, (unsigned long long)bad->key);
+	EXPECT_EQ(0U, s.v[FNBLK_STAT_INFLIGHT]);
+	EXPECT_EQ(sh->bytes, s.v[FNBLK_STAT_WRITE_BYTES]);
+	records = sum_write_bytes(&big);
+	EXPECT_EQ(s.v[FNBLK_STAT_WRITE_BYTES], records);
+	EXPECT_FALSE(klog >= 0 && kmsg_complained(klog, rec, sizeof(rec)))
+		TH_LOG("kernel log: %s", rec);
+
+	if (klog >= 0)
+		close(klog);
+	close(sh->fd);
+	for (i = 0; i < KC_WRITERS; i++) {
+		kc_cgroup_name(name, sizeof(name), i);
+		cgroup_remove(name);
+	}
+	munmap(sh, map_bytes);
+	free(big.u);
 }
 
 TEST_HARNESS_MAIN
