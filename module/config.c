@@ -28,7 +28,7 @@ int fnblk_config_check(struct fnblk_config *cfg, const char **err)
 	int ret;
 
 	if (!cfg->size || cfg->size % 4096 || cfg->size > FNBLK_SIZE_MAX) {
-		*err = "size must be a multiple of 4 KiB, at most 1 TiB";
+		*err = "size must be a multiple of 4 KiB from 4 KiB to 1 TiB";
 		return -EINVAL;
 	}
 	if (cfg->key >= __FNBLK_KEY_MAX) {

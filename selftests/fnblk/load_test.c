@@ -60,6 +60,10 @@ TEST_F_TIMEOUT(load, parameters_out_of_range_refused, 120)
 		{ "store=disk", "use memory or none" },
 		{ "cache=maybe", "use durable or volatile" },
 		{ "fn=quadratic", "use constant, linear:K, power:A or table" },
+		/* known shapes, values out of their range */
+		{ "fn=linear:0", "whole K from 1 to 1024" },
+		{ "fn=power:9", "in [-8, 8]" },
+		{ "fn=table:1,0", "in (0, 1024]" },
 	};
 	unsigned int i;
 

@@ -152,6 +152,12 @@ static void b_size(struct nl_msg *m)
 	nla_put_u64(m, FNBLK_A_SIZE, 1000);
 }
 
+static void b_size_zero(struct nl_msg *m)
+{
+	nla_put_string(m, FNBLK_A_DEV_NAME, DEV);
+	nla_put_u64(m, FNBLK_A_SIZE, 0);
+}
+
 static void b_key(struct nl_msg *m)
 {
 	nla_put_string(m, FNBLK_A_DEV_NAME, DEV);
@@ -251,7 +257,9 @@ static const struct bad_case bad_cases[] = {
 	{ "zero in a table", FNBLK_CMD_DEV_ADD, b_table, -EINVAL,
 	  "entries must be in (0, 1024]" },
 	{ "size not 4 KiB", FNBLK_CMD_DEV_ADD, b_size, -EINVAL,
-	  "size must be a multiple of 4 KiB" },
+	  "size must be a multiple of 4 KiB from 4 KiB to 1 TiB" },
+	{ "size zero", FNBLK_CMD_DEV_ADD, b_size_zero, -EINVAL,
+	  "from 4 KiB to 1 TiB" },
 	{ "key out of range", FNBLK_CMD_DEV_ADD, b_key, -ERANGE,
 	  "integer out of range" },
 	{ "bandwidth too small", FNBLK_CMD_DEV_ADD, b_bw_small, -EINVAL,
