@@ -21,10 +21,22 @@
 struct job_io {
 	const struct job_target *t;
 	int fd;
-	struct io_uring ring;
+	struct io_uring *ring;
 	char *buf;
 	uint64_t cursor;	/* next offset in the region */
 };
+
+void job_prep_init(struct job_prep *p, unsigned int qd, uint64_t bs)
+{
+	*p = (struct job_prep) { 0 };
+	p->err = io_uring_queue_init(qd, &p->ring, 0);
+	p->have_ring = !p->err;
+	if (!p->err && posix_memalign((void **)&p->buf, ALIGN, bs))
+		p->err = -ENOMEM;
+	/* Never zero, so a store that skips zero pages keeps it all. */
+	if (!p->err)
+		memset(p->buf, 0x5a, bs);
+}
 
 uint64_t job_now_ns(void)
 {
@@ -62,7 +74,7 @@ static int job_rw(struct job_io *io, uint64_t bytes, bool write)
 		int ret;
 
 		while (!err && inflight < t->qd && submitted < bytes) {
-			struct io_uring_sqe *sqe = io_uring_get_sqe(&io->ring);
+			struct io_uring_sqe *sqe = io_uring_get_sqe(io->ring);
 			uint64_t len = bytes - submitted < t->bs ?
 				       bytes - submitted : t->bs;
 
@@ -83,17 +95,17 @@ static int job_rw(struct job_io *io, uint64_t bytes, bool write)
 		}
 		if (!inflight)
 			break;
-		ret = io_uring_submit_and_wait(&io->ring, 1);
+		ret = io_uring_submit_and_wait(io->ring, 1);
 		if (ret < 0 && ret != -EINTR)
 			return ret;
-		while (io_uring_peek_cqe(&io->ring, &cqe) == 0) {
+		while (io_uring_peek_cqe(io->ring, &cqe) == 0) {
 			uint64_t want = io_uring_cqe_get_data64(cqe);
 
 			if (cqe->res < 0 && !err)
 				err = cqe->res;
 			else if ((uint64_t)cqe->res != want && !err)
 				err = -EIO;	/* short: past the end */
-			io_uring_cqe_seen(&io->ring, cqe);
+			io_uring_cqe_seen(io->ring, cqe);
 			inflight--;
 			done += want;
 		}
@@ -169,9 +181,11 @@ static uint64_t since_t0(const struct job_attempt *a)
 	return now > a->t0 ? now - a->t0 : 0;
 }
 
-int job_attempt_run(const struct job_attempt *a)
+int job_attempt_run(const struct job_attempt *a, struct job_prep *prep)
 {
-	struct job_io io = { .t = &a->target, .fd = -1 };
+	struct job_io io = {
+		.t = &a->target, .fd = a->fd, .ring = &prep->ring, .buf = prep->buf,
+	};
 	struct replay_plan plan = { 0 };
 	struct phase p = { .ph = -1 };
 	struct job_msg end = { .job = a->index, .kind = JOB_MSG_END };
@@ -183,23 +197,18 @@ int job_attempt_run(const struct job_attempt *a)
 		fprintf(stderr, "fnblk-replay: job %" PRIu64 ": %s\n", a->rec->id, why);
 		goto out;
 	}
-	io.fd = open(a->target.path, O_RDWR | (a->target.direct ? O_DIRECT : 0));
-	ret = io.fd < 0 ? -errno : io_uring_queue_init(a->target.qd, &io.ring, 0);
-	if (ret < 0 || posix_memalign((void **)&io.buf, ALIGN, a->target.bs)) {
+	ret = a->fd < 0 ? a->fd : prep->err;
+	if (ret < 0) {
 		fprintf(stderr, "fnblk-replay: job %" PRIu64 ": %s: %s\n", a->rec->id,
-			a->target.path, strerror(ret < 0 ? -ret : ENOMEM));
-		if (io.fd >= 0 && ret >= 0)
-			io_uring_queue_exit(&io.ring);
+			a->target.path, strerror(-ret));
 		goto out;
 	}
-	/* Never zero, so a store that skips zero pages keeps it all. */
-	memset(io.buf, 0x5a, a->target.bs);
 	for (i = 0; i < plan.nr; i++) {
 		const struct replay_op *op = &plan.ops[i];
 		uint64_t t = since_t0(a);
 
 		if (op->phase != p.ph && !enter_phase(a, &p, op->phase, t, &report))
-			goto done;
+			goto out;
 		if (op->kind == REPLAY_COMPUTE) {
 			sleep_until(a->t0 + t + op->amount);
 			continue;
@@ -213,21 +222,17 @@ int job_attempt_run(const struct job_attempt *a)
 				strerror(-ret));
 			p.io_failed = true;
 			close_phase(a, &p, since_t0(a), &report);
-			goto done;
+			goto out;
 		}
 		p.bytes += op->amount;
 		if (op->remote)
 			p.remote += op->amount;
 	}
 	end.ok = enter_phase(a, &p, REPLAY_NR_PHASES, since_t0(a), &report);
-done:
-	io_uring_queue_exit(&io.ring);
 out:
+	/* The end first: tearing down (the ring, the process) is not the job's time. */
 	if (send_msg(a, &end))
 		report = -1;
-	if (io.fd >= 0)
-		close(io.fd);
-	free(io.buf);
 	replay_plan_free(&plan);
 	return report ? 1 : 0;
 }

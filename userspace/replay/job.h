@@ -12,6 +12,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <liburing.h>
+
 #include "replay.h"
 #include "replay_events.h"
 
@@ -38,6 +40,19 @@ struct job_target {
 	unsigned int qd;
 };
 
+/*
+ * What a job process prepares before it knows its attempt (spare.h):
+ * the ring and the buffer, made once for requests of bs, qd in flight.
+ */
+struct job_prep {
+	int err;		/* 0, or the negative errno of the set-up */
+	bool have_ring;
+	struct io_uring ring;
+	char *buf;
+};
+
+void job_prep_init(struct job_prep *p, unsigned int qd, uint64_t bs);
+
 struct job_attempt {
 	uint32_t index;			/* the job's index, for messages */
 	const struct jobrec *rec;
@@ -49,13 +64,15 @@ struct job_attempt {
 	struct job_target target;
 	uint64_t t0;			/* CLOCK_MONOTONIC of replayed time 0 */
 	int msg_fd;			/* the pipe to the parent */
+	int fd;				/* target.path open, or -errno */
 };
 
 /*
- * Run the attempt and report it; the process's exit status is 0 when
- * it ran (whatever the attempt's result), 1 when it could not report.
+ * Run the attempt with what p prepared and report it; the process's exit
+ * status is 0 when it ran (whatever the attempt's result), 1 when it
+ * could not report.
  */
-int job_attempt_run(const struct job_attempt *a);
+int job_attempt_run(const struct job_attempt *a, struct job_prep *p);
 
 /* CLOCK_MONOTONIC in ns. */
 uint64_t job_now_ns(void);

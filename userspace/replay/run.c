@@ -27,9 +27,12 @@
 #include "job.h"
 #include "replay_locality.h"
 #include "run.h"
+#include "spare.h"
 #include "timer_heap.h"
 
 #define NONE	UINT32_MAX
+/* Spare processes kept ready, at most (one per slot up to this). */
+#define MAX_SPARES	16
 
 enum rjob_state {
 	RJOB_WAITING,		/* before its arrival, or backing off */
@@ -77,6 +80,7 @@ struct run {
 	struct replay_builder builder;
 	uint64_t t0;
 	int pipe[2];
+	struct spare_pool spares;
 	size_t nr_done;
 	char *err;
 	size_t errlen;
@@ -150,12 +154,82 @@ static void job_end(struct run *r, struct rjob *job, uint64_t t, bool ok)
 		r->st->end_ns = t;
 }
 
+/* What a spare is told: the attempt to run, and where. */
+struct assignment {
+	uint64_t t0;
+	uint32_t job, site, slot, attempt;
+};
+
+/* What a spare prepares: the ring, the buffer, every site's device open. */
+struct prepared {
+	struct job_prep prep;
+	int *fds;		/* by site: open, or -errno */
+};
+
+static void *spare_prepare(void *ctx)
+{
+	struct run *r = ctx;
+	struct prepared *p = calloc(1, sizeof(*p));
+	uint32_t s;
+
+	close(r->pipe[0]);
+	if (!p)
+		return NULL;
+	job_prep_init(&p->prep, r->cfg->qd, r->cfg->bs);
+	p->fds = calloc(r->cfg->nr_sites, sizeof(*p->fds));
+	for (s = 0; p->fds && s < r->cfg->nr_sites; s++) {
+		p->fds[s] = open(r->cfg->sites[s].path,
+				 O_RDWR | (r->cfg->buffered ? 0 : O_DIRECT));
+		if (p->fds[s] < 0)
+			p->fds[s] = -errno;
+	}
+	if (!p->fds && !p->prep.err)
+		p->prep.err = -ENOMEM;
+	return p;
+}
+
+/* In the spare: the attempt, which ends the process. */
+static int spare_run(void *ctx, void *prepared, const void *msg)
+{
+	struct run *r = ctx;
+	struct prepared *p = prepared;
+	const struct assignment *as = msg;
+	const struct rsite *site = &r->sites[as->site];
+	const struct rjob *job = &r->jobs[as->job];
+	struct job_attempt a = {
+		.index = as->job, .rec = job->rec, .site = site->cfg->name,
+		.site_fail = site->cfg->fail,
+		.local = replay_locality_holds(r->cfg->locality, job->rec->category,
+					       as->site),
+		.attempt = as->attempt, .rc = r->cfg->rc, .t0 = as->t0,
+		.msg_fd = r->pipe[1],
+		.target = {
+			.path = site->cfg->path, .direct = !r->cfg->buffered,
+			.base = as->slot * site->region, .region = site->region,
+			.bs = r->cfg->bs, .qd = r->cfg->qd,
+		},
+	};
+	struct job_prep failed = { .err = -ENOMEM };
+
+	if (!p || !p->fds) {
+		a.fd = -ENOMEM;
+		return job_attempt_run(&a, p ? &p->prep : &failed);
+	}
+	a.fd = p->fds[as->site];
+	return job_attempt_run(&a, &p->prep);
+}
+
+static const struct spare_ops spare_ops = {
+	.prepare = spare_prepare,
+	.run = spare_run,
+};
+
 static void start_attempt(struct run *r, uint32_t j, uint64_t t)
 {
 	struct rjob *job = &r->jobs[j];
 	struct rsite *site = &r->sites[job->site];
 	struct replay_row *row = add_row(r, job);
-	struct job_attempt a;
+	struct assignment as;
 	uint32_t slot;
 	pid_t pid;
 
@@ -168,29 +242,15 @@ static void start_attempt(struct run *r, uint32_t j, uint64_t t)
 	row->ok = true;
 	for (slot = 0; site->slot_job[slot] != NONE; slot++)
 		;
-	a = (struct job_attempt) {
-		.index = j, .rec = job->rec, .site = site->cfg->name,
-		.site_fail = site->cfg->fail,
-		.local = replay_locality_holds(r->cfg->locality, job->rec->category,
-					       job->site),
-		.attempt = job->attempt, .rc = r->cfg->rc, .t0 = r->t0,
-		.msg_fd = r->pipe[1],
-		.target = {
-			.path = site->cfg->path, .direct = !r->cfg->buffered,
-			.base = slot * site->region, .region = site->region,
-			.bs = r->cfg->bs, .qd = r->cfg->qd,
-		},
+	as = (struct assignment) {
+		.t0 = r->t0, .job = j, .site = job->site, .slot = slot,
+		.attempt = job->attempt,
 	};
-	fflush(NULL);
-	pid = fork();
+	pid = spare_start(&r->spares, &as);
 	if (pid < 0) {
-		fail(r, "fork: %s", strerror(errno));
+		fail(r, "starting job %" PRIu64 ": %s", job->rec->id,
+		     strerror((int)-pid));
 		return;
-	}
-	if (!pid) {
-		fnblk_interrupt_child();
-		close(r->pipe[0]);
-		_exit(job_attempt_run(&a));
 	}
 	site->slot_job[slot] = j;
 	site->running++;
@@ -441,6 +501,15 @@ static void stop_jobs(struct run *r)
 		;
 }
 
+static unsigned int spares_wanted(const struct run_config *cfg)
+{
+	unsigned int s, slots = 0;
+
+	for (s = 0; s < cfg->nr_sites && slots < MAX_SPARES; s++)
+		slots += cfg->sites[s].slots;
+	return slots < MAX_SPARES ? slots : MAX_SPARES;
+}
+
 int run_replay(const struct run_config *cfg, struct jobrecs *t,
 	       const struct run_sink *sink, struct run_stats *st, char *err,
 	       size_t errlen)
@@ -450,11 +519,25 @@ int run_replay(const struct run_config *cfg, struct jobrecs *t,
 		.errlen = errlen, .pipe = { -1, -1 },
 	};
 	size_t j;
+	int ret;
 
 	memset(st, 0, sizeof(*st));
 	jobrecs_sort(t);
 	if (setup(&r))
 		goto out;
+	if (spare_pool_init(&r.spares, spares_wanted(cfg), sizeof(struct assignment),
+			    &spare_ops, &r)) {
+		fail(&r, "out of memory");
+		goto out;
+	}
+	/* Before time 0: the first jobs start in spares too. */
+	ret = spare_fill(&r.spares);
+	if (!ret)
+		ret = spare_wait_ready(&r.spares);
+	if (ret < 0) {
+		fail(&r, "fork: %s", strerror(-ret));
+		goto out;
+	}
 	r.t0 = job_now_ns();
 	while (!r.failed && r.nr_done < t->nr) {
 		uint64_t due = timer_heap_next(&r.arrivals), tnow = now(&r);
@@ -466,6 +549,15 @@ int run_replay(const struct run_config *cfg, struct jobrecs *t,
 
 			timer_heap_set(&r.arrivals, jj, TIMER_NONE);
 			arrive(&r, jj, due);
+			continue;
+		}
+		/* Nothing due: replace the spares that jobs took. */
+		if (r.spares.nr < r.spares.cap) {
+			ret = spare_fill(&r.spares);
+			if (ret < 0) {
+				fail(&r, "fork: %s", strerror(-ret));
+				break;
+			}
 			continue;
 		}
 		/* Wake at the next arrival, and at least every 100 ms to reap. */
@@ -487,6 +579,8 @@ int run_replay(const struct run_config *cfg, struct jobrecs *t,
 		reap(&r);
 	}
 out:
+	/* The spares that still wait end when their sockets do. */
+	spare_pool_close(&r.spares);
 	if (r.failed)
 		stop_jobs(&r);
 	/* Attempts that reported their end may still be exiting. */

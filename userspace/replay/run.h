@@ -2,8 +2,9 @@
 /*
  * The replay itself: jobs arrive at their scaled creation times, are
  * assigned a site, wait in the site's FIFO queue for a slot, and run as
- * one process per attempt (job.h); a failed attempt is queued again after
- * its backoff. The parent keeps the queues and slots, collects each
+ * one process per attempt (job.h), forked ahead as a spare (spare.h); a
+ * failed attempt is queued again after its backoff. The parent keeps the
+ * queues and slots, collects each
  * attempt's rows from the pipe, and hands every finished job to the sink,
  * exactly as fnblk-sim replay does with the same records and settings.
  */

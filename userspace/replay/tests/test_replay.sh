@@ -95,6 +95,27 @@ check "the prediction takes the map from the events: remote fraction $e = $p" [ 
 "$replay" --locality "$tmp/loc.txt" --site A="$dev" "$tmp/r.csv" >/dev/null 2>"$tmp/err"
 check "a map naming a site nobody gives: usage error" [ $? -eq 2 ] && grep -q "site 'B' is not one of the sites" "$tmp/err"
 
+# A job starts in a process that has already made its ring and buffer:
+# with 512 MiB requests that set-up takes a first touch of 512 MiB (300+
+# ms here before spare processes; under 1 ms with them), which must not
+# fall between a job's slot and its first phase.
+truncate -s 1G "$tmp/big.img"
+cat >"$tmp/r2.csv" <<'CSV'
+pandaid,creationtime,computingsite,cpuconsumptiontime,corecount,inputfilebytes,outputfilebytes,ninputdatafiles,transfertype,jobstatus
+1,2025-01-01 00:00:00,A,20,1,409600,204800,2,direct,finished
+2,2025-01-01 00:00:00,A,10,2,204800,409600,1,copy,finished
+CSV
+"$replay" --buffered --time-scale 100 --byte-scale 10 --bs 512MiB \
+	--site A="$tmp/big.img",slots=2 -o "$tmp/ev4.csv" "$tmp/r2.csv" >/dev/null 2>"$tmp/err"
+check "512 MiB requests: two jobs replay" [ $? -eq 0 ]
+gap=$(awk -F, '!/^#/ && $5 == "queue" { q[$1] = $7 }
+	!/^#/ && $5 != "queue" && $5 != "job" && $1 != "id" && !($1 in f) {
+		f[$1] = 1; g = ($6 - q[$1]) / 1e6; if (g > m) m = g }
+	END { printf "%.1f", m }' "$tmp/ev4.csv")
+check "the set-up is not the job's time: slot to first phase ${gap} ms < 25 ms" \
+	awk -v g="$gap" 'BEGIN { exit !(g != "" && g < 25) }'
+rm -f "$tmp/big.img"
+
 "$replay" $args --site B="$dev" "$tmp/r.csv" >/dev/null 2>"$tmp/err"
 check "a record's site that no --site names: exit 1" [ $? -eq 1 ]
 check "... and the message says which" grep -q "job 1 ran at site 'A'" "$tmp/err"
