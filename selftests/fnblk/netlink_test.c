@@ -666,7 +666,7 @@ TEST_F_TIMEOUT(nl, thousands_of_users, 180)
 	struct fnl_stats s;
 	pthread_attr_t attr;
 	uint64_t ub = 0;
-	size_t i;
+	size_t i, nu = 0;
 	int fails = 0;
 
 	/*
@@ -694,14 +694,22 @@ TEST_F_TIMEOUT(nl, thousands_of_users, 180)
 	EXPECT_EQ(0, fails);
 	ASSERT_EQ(0, fnl_stats(&self->c, DEV, &s));
 	ASSERT_EQ(0, fnl_users(&self->c, DEV, &us));
-	for (i = 0; i < us.nr; i++)
+	for (i = 0; i < us.nr; i++) {
 		ub += us.u[i].write_bytes;
-	TH_LOG("peak n %llu, users %llu, dumped %zu",
+		nu += !us.u[i].bucket;
+	}
+	TH_LOG("peak n %llu, users %llu, dumped %zu (%zu users)",
 	       (unsigned long long)s.v[FNBLK_STAT_PEAK_ACTIVE],
-	       (unsigned long long)s.v[FNBLK_STAT_NR_USERS], us.nr);
+	       (unsigned long long)s.v[FNBLK_STAT_NR_USERS], us.nr, nu);
 	EXPECT_TIMING(N <= s.v[FNBLK_STAT_PEAK_ACTIVE]);
-	EXPECT_LE(N, s.v[FNBLK_STAT_NR_USERS]);
-	EXPECT_EQ(s.v[FNBLK_STAT_NR_USERS], us.nr);
+	/*
+	 * A user idle past its grace and retention is reaped (its bytes go
+	 * to the retired bucket) if the last thread submits that much later,
+	 * as on a slow debug kernel: timing, unlike the counts below.
+	 */
+	EXPECT_TIMING(N <= s.v[FNBLK_STAT_NR_USERS]);
+	/* The dump's users, not its retired/overflow bucket rows. */
+	EXPECT_EQ(s.v[FNBLK_STAT_NR_USERS], nu);
 	EXPECT_EQ(s.v[FNBLK_STAT_WRITE_BYTES], ub);
 	EXPECT_EQ((uint64_t)N * 4096, ub);
 	free(us.u);
