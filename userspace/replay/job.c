@@ -30,7 +30,6 @@ void job_prep_init(struct job_prep *p, unsigned int qd, uint64_t bs)
 {
 	*p = (struct job_prep) { 0 };
 	p->err = io_uring_queue_init(qd, &p->ring, 0);
-	p->have_ring = !p->err;
 	if (!p->err && posix_memalign((void **)&p->buf, ALIGN, bs))
 		p->err = -ENOMEM;
 	/* Never zero, so a store that skips zero pages keeps it all. */

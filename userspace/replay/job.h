@@ -46,7 +46,6 @@ struct job_target {
  */
 struct job_prep {
 	int err;		/* 0, or the negative errno of the set-up */
-	bool have_ring;
 	struct io_uring ring;
 	char *buf;
 };
