@@ -190,6 +190,7 @@ int job_attempt_run(const struct job_attempt *a, struct job_prep *prep)
 	struct job_msg end = { .job = a->index, .kind = JOB_MSG_END };
 	const char *why;
 	int report = 0, ret;
+	uint64_t deadline, took;
 	size_t i;
 
 	if (replay_plan_build(a->rc, a->rec, a->local, &plan, &why)) {
@@ -202,6 +203,14 @@ int job_attempt_run(const struct job_attempt *a, struct job_prep *prep)
 			a->target.path, strerror(-ret));
 		goto out;
 	}
+	/*
+	 * The deadline chain: where the job would be had it started when it
+	 * got its slot and every compute slept exactly its time. Each I/O
+	 * moves it by what the I/O took; each compute sleeps until it. So a
+	 * late start or a late wake-up is caught up by the next compute,
+	 * never added to it (the simulator's jobs are never late).
+	 */
+	deadline = a->start;
 	for (i = 0; i < plan.nr; i++) {
 		const struct replay_op *op = &plan.ops[i];
 		uint64_t t = since_t0(a);
@@ -209,11 +218,15 @@ int job_attempt_run(const struct job_attempt *a, struct job_prep *prep)
 		if (op->phase != p.ph && !enter_phase(a, &p, op->phase, t, &report))
 			goto out;
 		if (op->kind == REPLAY_COMPUTE) {
-			sleep_until(a->t0 + t + op->amount);
+			deadline += op->amount;
+			if (deadline > t)
+				sleep_until(a->t0 + deadline);
 			continue;
 		}
 		ret = job_rw(&io, op->amount, op->kind == REPLAY_WRITE);
-		p.io_ns += since_t0(a) - t;
+		took = since_t0(a) - t;
+		p.io_ns += took;
+		deadline += took;
 		if (ret) {
 			fprintf(stderr, "fnblk-replay: job %" PRIu64 " attempt %u: %s: %s\n",
 				a->rec->id, a->attempt,

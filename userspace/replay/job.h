@@ -62,6 +62,7 @@ struct job_attempt {
 	const struct replay_config *rc;
 	struct job_target target;
 	uint64_t t0;			/* CLOCK_MONOTONIC of replayed time 0 */
+	uint64_t start;			/* replayed ns it got its slot */
 	int msg_fd;			/* the pipe to the parent */
 	int fd;				/* target.path open, or -errno */
 };

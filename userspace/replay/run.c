@@ -157,6 +157,7 @@ static void job_end(struct run *r, struct rjob *job, uint64_t t, bool ok)
 /* What a spare is told: the attempt to run, and where. */
 struct assignment {
 	uint64_t t0;
+	uint64_t start;		/* replayed ns it got its slot */
 	uint32_t job, site, slot, attempt;
 };
 
@@ -202,6 +203,7 @@ static int spare_run(void *ctx, void *prepared, const void *msg)
 		.local = replay_locality_holds(r->cfg->locality, job->rec->category,
 					       as->site),
 		.attempt = as->attempt, .rc = r->cfg->rc, .t0 = as->t0,
+		.start = as->start,
 		.msg_fd = r->pipe[1],
 		.target = {
 			.path = site->cfg->path, .direct = !r->cfg->buffered,
@@ -243,7 +245,8 @@ static void start_attempt(struct run *r, uint32_t j, uint64_t t)
 	for (slot = 0; site->slot_job[slot] != NONE; slot++)
 		;
 	as = (struct assignment) {
-		.t0 = r->t0, .job = j, .site = job->site, .slot = slot,
+		.t0 = r->t0, .start = row->end_ns, .job = j, .site = job->site,
+		.slot = slot,
 		.attempt = job->attempt,
 	};
 	pid = spare_start(&r->spares, &as);
