@@ -187,10 +187,11 @@ int job_attempt_run(const struct job_attempt *a, struct job_prep *prep)
 	};
 	struct replay_plan plan = { 0 };
 	struct phase p = { .ph = -1 };
+	/* The deadline chain, below. */
+	uint64_t deadline = a->start, took;
 	struct job_msg end = { .job = a->index, .kind = JOB_MSG_END };
 	const char *why;
 	int report = 0, ret;
-	uint64_t deadline, took;
 	size_t i;
 
 	if (replay_plan_build(a->rc, a->rec, a->local, &plan, &why)) {
@@ -210,7 +211,6 @@ int job_attempt_run(const struct job_attempt *a, struct job_prep *prep)
 	 * late start or a late wake-up is caught up by the next compute,
 	 * never added to it (the simulator's jobs are never late).
 	 */
-	deadline = a->start;
 	for (i = 0; i < plan.nr; i++) {
 		const struct replay_op *op = &plan.ops[i];
 		uint64_t t = since_t0(a);
@@ -242,6 +242,8 @@ int job_attempt_run(const struct job_attempt *a, struct job_prep *prep)
 	}
 	end.ok = enter_phase(a, &p, REPLAY_NR_PHASES, since_t0(a), &report);
 out:
+	end.end_ns = since_t0(a);
+	end.late_ns = end.end_ns > deadline ? end.end_ns - deadline : 0;
 	/* The end first: tearing down (the ring, the process) is not the job's time. */
 	if (send_msg(a, &end))
 		report = -1;

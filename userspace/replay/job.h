@@ -27,6 +27,8 @@ struct job_msg {
 	uint32_t job;
 	uint32_t kind;		/* enum job_msg_kind */
 	bool ok;		/* JOB_MSG_END: the attempt succeeded */
+	uint64_t end_ns;	/* JOB_MSG_END: replayed ns it ended */
+	uint64_t late_ns;	/* JOB_MSG_END: how far past its deadline chain */
 	struct replay_row row;	/* JOB_MSG_ROW */
 };
 

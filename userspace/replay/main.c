@@ -211,6 +211,12 @@ static int out_result(void *ctx, const struct replay_result *r)
 	return replay_kpi_add(&((struct out *)ctx)->kpi, r);
 }
 
+/* Seconds per attempt that reported its end. */
+static double per_end(const struct run_stats *st, uint64_t ns)
+{
+	return st->ended ? (double)ns * 1e-9 / (double)st->ended : 0;
+}
+
 int main(int argc, char **argv)
 {
 	const struct cli_option site_options[] = {
@@ -353,6 +359,10 @@ int main(int argc, char **argv)
 		json_object_set_new(o, "attempts", json_integer((json_int_t)st.attempts));
 		json_object_set_new(o, "died", json_integer((json_int_t)st.died));
 		json_object_set_new(o, "replayed_s", json_real(st.end_ns * 1e-9));
+		json_object_set_new(o, "notice_mean_s", json_real(per_end(&st, st.notice_ns)));
+		json_object_set_new(o, "notice_max_s", json_real(st.notice_max_ns * 1e-9));
+		json_object_set_new(o, "late_mean_s", json_real(per_end(&st, st.late_ns)));
+		json_object_set_new(o, "late_max_s", json_real(st.late_max_ns * 1e-9));
 		json_dumpf(o, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(9));
 		putchar('\n');
 		json_decref(o);
@@ -360,6 +370,9 @@ int main(int argc, char **argv)
 		replay_kpi_print(stdout, &out.kpi);
 		printf("\n%" PRIu64 " attempts (%" PRIu64 " died unreported), %.3f s replayed\n",
 		       st.attempts, st.died, st.end_ns * 1e-9);
+		printf("ends noticed %.3f ms late (max %.3f); not caught up by compute %.3f ms (max %.3f)\n",
+		       per_end(&st, st.notice_ns) * 1e3, st.notice_max_ns * 1e-6,
+		       per_end(&st, st.late_ns) * 1e3, st.late_max_ns * 1e-6);
 	}
 	ret = fflush(stdout) ? CLI_EXIT_FAILURE : CLI_EXIT_OK;
 out:

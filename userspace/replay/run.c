@@ -308,19 +308,20 @@ static void arrive(struct run *r, uint32_t j, uint64_t due)
 		r->jobs[site->tail].next = j;
 	site->tail = j;
 	site->queued++;
-	start_queued(r, s, now(r));
+	/* A slot that is free is the job's from its arrival. */
+	start_queued(r, s, due);
 }
 
 /*
- * The attempt of job j is over (it said so, or its process died): free
- * the slot, retry or finish the job, fill the slot again.
+ * The attempt of job j is over at t (when it said so, or when its process
+ * was found dead): free the slot, retry or finish the job, fill the slot
+ * again, as of t.
  */
-static void attempt_over(struct run *r, uint32_t j, bool ok)
+static void attempt_over(struct run *r, uint32_t j, bool ok, uint64_t t)
 {
 	struct rjob *job = &r->jobs[j];
 	struct rsite *site = &r->sites[job->site];
 	const struct replay_config *rc = r->cfg->rc;
-	uint64_t t = now(r);
 
 	/* A failure with no failed phase row (set-up failed, or died): one. */
 	if (!ok && !job->error_row) {
@@ -362,8 +363,26 @@ static void take_msg(struct run *r, const struct job_msg *m)
 	}
 	job = &r->jobs[m->job];
 	if (m->kind == JOB_MSG_END) {
+		uint64_t t = now(r), end = m->end_ns;
+
+		/*
+		 * The slot is free since the job said so: the time this
+		 * process took to notice is not the next job's (its deadline
+		 * chain starts then and catches it up) nor this one's.
+		 */
+		if (end < job->last_end)
+			end = job->last_end;
+		if (end > t)
+			end = t;
+		r->st->notice_ns += t - end;
+		if (t - end > r->st->notice_max_ns)
+			r->st->notice_max_ns = t - end;
+		r->st->late_ns += m->late_ns;
+		if (m->late_ns > r->st->late_max_ns)
+			r->st->late_max_ns = m->late_ns;
+		r->st->ended++;
 		job->ended = true;
-		attempt_over(r, m->job, m->ok);
+		attempt_over(r, m->job, m->ok, end);
 		return;
 	}
 	row = add_row(r, job);
@@ -428,7 +447,7 @@ static void reap(struct run *r)
 				WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
 			r->st->died++;
 			job->ended = true;
-			attempt_over(r, (uint32_t)(job - r->jobs), false);
+			attempt_over(r, (uint32_t)(job - r->jobs), false, now(r));
 		}
 	}
 }

@@ -48,6 +48,10 @@ struct run_stats {
 	uint64_t attempts;
 	uint64_t died;		/* attempts whose process ended unreported */
 	uint64_t end_ns;
+	/* Of the attempts that reported their end (ended of them): */
+	uint64_t ended;
+	uint64_t notice_ns, notice_max_ns;	/* till the parent took it */
+	uint64_t late_ns, late_max_ns;		/* not caught up by compute */
 };
 
 /*
