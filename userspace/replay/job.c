@@ -215,8 +215,10 @@ int job_attempt_run(const struct job_attempt *a, struct job_prep *prep)
 		const struct replay_op *op = &plan.ops[i];
 		uint64_t t = since_t0(a);
 
-		if (op->phase != p.ph && !enter_phase(a, &p, op->phase, t, &report))
+		if (op->phase != p.ph && !enter_phase(a, &p, op->phase, t, &report)) {
+			end.end_ns = t;	/* a phase failed: it ends there */
 			goto out;
+		}
 		if (op->kind == REPLAY_COMPUTE) {
 			deadline += op->amount;
 			if (deadline > t)
@@ -233,16 +235,20 @@ int job_attempt_run(const struct job_attempt *a, struct job_prep *prep)
 				op->kind == REPLAY_WRITE ? "write" : "read",
 				strerror(-ret));
 			p.io_failed = true;
-			close_phase(a, &p, since_t0(a), &report);
+			end.end_ns = since_t0(a);
+			close_phase(a, &p, end.end_ns, &report);
 			goto out;
 		}
 		p.bytes += op->amount;
 		if (op->remote)
 			p.remote += op->amount;
 	}
-	end.ok = enter_phase(a, &p, REPLAY_NR_PHASES, since_t0(a), &report);
-out:
+	/* Done: it ends when its last phase does. */
 	end.end_ns = since_t0(a);
+	end.ok = enter_phase(a, &p, REPLAY_NR_PHASES, end.end_ns, &report);
+out:
+	if (!end.end_ns)	/* it could not start */
+		end.end_ns = since_t0(a);
 	end.late_ns = end.end_ns > deadline ? end.end_ns - deadline : 0;
 	/* The end first: tearing down (the ring, the process) is not the job's time. */
 	if (send_msg(a, &end))
