@@ -358,6 +358,7 @@ int main(int argc, char **argv)
 
 		json_object_set_new(o, "attempts", json_integer((json_int_t)st.attempts));
 		json_object_set_new(o, "died", json_integer((json_int_t)st.died));
+		json_object_set_new(o, "waited", json_integer((json_int_t)st.waited));
 		json_object_set_new(o, "replayed_s", json_real(st.end_ns * 1e-9));
 		json_object_set_new(o, "notice_mean_s", json_real(per_end(&st, st.notice_ns)));
 		json_object_set_new(o, "notice_max_s", json_real(st.notice_max_ns * 1e-9));
@@ -368,8 +369,9 @@ int main(int argc, char **argv)
 		json_decref(o);
 	} else {
 		replay_kpi_print(stdout, &out.kpi);
-		printf("\n%" PRIu64 " attempts (%" PRIu64 " died unreported), %.3f s replayed\n",
-		       st.attempts, st.died, st.end_ns * 1e-9);
+		printf("\n%" PRIu64 " attempts (%" PRIu64 " died unreported, %" PRIu64
+		       " waited for their process to prepare), %.3f s replayed\n",
+		       st.attempts, st.died, st.waited, st.end_ns * 1e-9);
 		printf("ends noticed %.3f ms late (max %.3f); not caught up by compute %.3f ms (max %.3f)\n",
 		       per_end(&st, st.notice_ns) * 1e3, st.notice_max_ns * 1e-6,
 		       per_end(&st, st.late_ns) * 1e3, st.late_max_ns * 1e-6);

@@ -31,8 +31,12 @@
 #include "timer_heap.h"
 
 #define NONE	UINT32_MAX
-/* Spare processes kept ready, at most (one per slot up to this). */
-#define MAX_SPARES	16
+/*
+ * Spare processes are kept ready one per slot, so that every slot can
+ * start a job at once (their buffers take what the running jobs' do),
+ * up to this many processes.
+ */
+#define MAX_SPARES	256
 
 enum rjob_state {
 	RJOB_WAITING,		/* before its arrival, or backing off */
@@ -573,9 +577,15 @@ int run_replay(const struct run_config *cfg, struct jobrecs *t,
 			arrive(&r, jj, due);
 			continue;
 		}
-		/* Nothing due: replace the spares that jobs took. */
+		/*
+		 * Nothing due: replace a spare that a job took, one fork a
+		 * turn, after what is waiting (ends, deaths), so a burst of
+		 * them is not held up by a round of forks.
+		 */
 		if (r.spares.nr < r.spares.cap) {
-			ret = spare_fill(&r.spares);
+			drain(&r);
+			reap(&r);
+			ret = spare_add(&r.spares);
 			if (ret < 0) {
 				fail(&r, "fork: %s", strerror(-ret));
 				break;
@@ -601,6 +611,7 @@ int run_replay(const struct run_config *cfg, struct jobrecs *t,
 		reap(&r);
 	}
 out:
+	st->waited = r.spares.waited;
 	/* The spares that still wait end when their sockets do. */
 	spare_pool_close(&r.spares);
 	if (r.failed)

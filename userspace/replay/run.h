@@ -47,6 +47,7 @@ struct run_sink {
 struct run_stats {
 	uint64_t attempts;
 	uint64_t died;		/* attempts whose process ended unreported */
+	uint64_t waited;	/* attempts whose process had not prepared */
 	uint64_t end_ns;
 	/* Of the attempts that reported their end (ended of them): */
 	uint64_t ended;

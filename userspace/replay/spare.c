@@ -76,14 +76,23 @@ static int spare_spawn(struct spare_pool *p)
 	return 0;
 }
 
+int spare_add(struct spare_pool *p)
+{
+	int ret;
+
+	if (p->nr >= p->cap)
+		return 0;
+	ret = spare_spawn(p);
+	return ret ? ret : 1;
+}
+
 int spare_fill(struct spare_pool *p)
 {
 	int ret;
 
-	while (p->nr < p->cap)
-		if ((ret = spare_spawn(p)))
-			return ret;
-	return 0;
+	while ((ret = spare_add(p)) > 0)
+		;
+	return ret;
 }
 
 /* Has spare s said it is ready? With wait, until it does (or dies). */
@@ -127,8 +136,10 @@ pid_t spare_start(struct spare_pool *p, const void *msg)
 			if (p->s[i].ready)
 				break;
 		}
-		if (i == p->nr)
+		if (i == p->nr) {
 			i = 0;
+			p->waited++;
+		}
 		s = p->s[i];
 		memmove(p->s + i, p->s + i + 1, (--p->nr - i) * sizeof(*p->s));
 		do {

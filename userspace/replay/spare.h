@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 struct spare_ops {
@@ -35,6 +36,7 @@ struct spare_pool {
 	unsigned int cap;	/* spares kept ready */
 	unsigned int nr;
 	struct spare *s;
+	uint64_t waited;	/* assignments that went to a spare not ready */
 };
 
 /* No process yet: spare_fill() forks them. 0, or -ENOMEM. */
@@ -44,13 +46,21 @@ int spare_pool_init(struct spare_pool *p, unsigned int cap, size_t msg_size,
 /* Fork spares until cap are ready. 0, or a negative errno (fork). */
 int spare_fill(struct spare_pool *p);
 
+/*
+ * Fork one spare if fewer than cap are there (a fork at a time, so that
+ * what is due between two is not kept waiting). 1 if it forked one, 0 if
+ * the pool is full, or a negative errno.
+ */
+int spare_add(struct spare_pool *p);
+
 /* Wait until every spare has prepared (before a run's time 0). 0, or -errno. */
 int spare_wait_ready(struct spare_pool *p);
 
 /*
  * Hand msg to a spare, one that has prepared if there is one (forking
- * one if there is none at all), and return its pid, or a negative errno. The pool is not refilled here: call
- * spare_fill() once the attempt is under way.
+ * one if there is none at all; either way counted in waited), and return
+ * its pid, or a negative errno. The pool is not refilled here: call
+ * spare_add() once the attempt is under way.
  */
 pid_t spare_start(struct spare_pool *p, const void *msg);
 
