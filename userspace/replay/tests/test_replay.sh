@@ -97,8 +97,11 @@ check "a map naming a site nobody gives: usage error" [ $? -eq 2 ] && grep -q "s
 
 # A job starts in a process that has already made its ring and buffer:
 # with 512 MiB requests that set-up takes a first touch of 512 MiB (300+
-# ms here before spare processes; under 1 ms with them), which must not
-# fall between a job's slot and its first phase.
+# ms here before spare processes), which must not fall between a job's
+# slot and its first phase. What remains there is the parent's and the
+# process's wake-ups (under 1 ms on a quiet host, 10-90 ms at load 9 with
+# the next spare touching its 512 MiB meanwhile), which the job's compute
+# catches up.
 truncate -s 1G "$tmp/big.img"
 cat >"$tmp/r2.csv" <<'CSV'
 pandaid,creationtime,computingsite,cpuconsumptiontime,corecount,inputfilebytes,outputfilebytes,ninputdatafiles,transfertype,jobstatus
@@ -112,8 +115,8 @@ gap=$(awk -F, '!/^#/ && $5 == "queue" { q[$1] = $7 }
 	!/^#/ && $5 != "queue" && $5 != "job" && $1 != "id" && !($1 in f) {
 		f[$1] = 1; g = ($6 - q[$1]) / 1e6; if (g > m) m = g }
 	END { printf "%.1f", m }' "$tmp/ev4.csv")
-check "the set-up is not the job's time: slot to first phase ${gap} ms < 25 ms" \
-	awk -v g="$gap" 'BEGIN { exit !(g != "" && g < 25) }'
+check "the set-up is not the job's time: slot to first phase ${gap} ms < 150 ms" \
+	awk -v g="$gap" 'BEGIN { exit !(g != "" && g < 150) }'
 rm -f "$tmp/big.img"
 
 # A job's compute adds up to its planned time however late each sleep
