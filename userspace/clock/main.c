@@ -254,25 +254,19 @@ static int cmd_offset(int argc, char **argv)
 	return 0;
 }
 
-static const struct {
-	const char *name;
-	int (*fn)(int argc, char **argv);
-} commands[] = {
-	{ "serve", cmd_serve },
-	{ "offset", cmd_offset },
-};
-
-static const struct cli_term command_terms[] = {
-	{ "serve", "answer probes with this host's clock" },
-	{ "offset", "measure how far a serving host's clock is ahead" },
-	{ NULL, NULL },
+static const struct cli_command commands[] = {
+	{ .name = "serve", .run = cmd_serve,
+	  .help = "answer probes with this host's clock" },
+	{ .name = "offset", .run = cmd_offset,
+	  .help = "measure how far a serving host's clock is ahead" },
+	{ .name = NULL },
 };
 
 int main(int argc, char **argv)
 {
 	static const char *const usage[] = { "COMMAND [OPTIONS]", NULL };
 	const struct cli_group groups[] = {
-		{ .title = "Commands", .terms = command_terms },
+		{ .title = "Commands", .commands = commands },
 		{ .title = "Options" },
 		{ .title = NULL },
 	};
@@ -285,15 +279,8 @@ int main(int argc, char **argv)
 		.stop_at_operand = true,
 	};
 	int first, ret = cli_parse(&prog, argc, argv, &first);
-	size_t i;
 
 	if (ret != CLI_CONTINUE)
 		return ret;
-	if (first == argc)
-		return cli_usage_error(&prog, "no COMMAND (serve or offset)");
-	for (i = 0; i < sizeof(commands) / sizeof(*commands); i++)
-		if (!strcmp(argv[first], commands[i].name))
-			return commands[i].fn(argc - first, argv + first);
-	return cli_usage_error(&prog, "unknown command '%s' (expected serve or offset)",
-			       argv[first]);
+	return cli_dispatch(&prog, commands, argc, argv, first);
 }

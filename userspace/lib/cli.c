@@ -54,6 +54,36 @@ int cli_usage_error(const struct cli_program *p, const char *fmt, ...)
 	return CLI_EXIT_USAGE;
 }
 
+/* "a, b or c" into buf: the names of the commands. */
+static const char *command_list(const struct cli_command *cmds, char *buf, size_t len)
+{
+	size_t n = 0, i, at = 0;
+
+	while (cmds[n].name)
+		n++;
+	buf[0] = '\0';
+	for (i = 0; i < n && at < len; i++)
+		at += snprintf(buf + at, len - at, "%s%s",
+			       i == 0 ? "" : i + 1 == n ? " or " : ", ", cmds[i].name);
+	return buf;
+}
+
+int cli_dispatch(const struct cli_program *p, const struct cli_command *cmds,
+		 int argc, char **argv, int first)
+{
+	char names[256];
+	size_t i;
+
+	if (first >= argc)
+		return cli_usage_error(p, "no COMMAND (%s)",
+				       command_list(cmds, names, sizeof(names)));
+	for (i = 0; cmds[i].name; i++)
+		if (!strcmp(argv[first], cmds[i].name))
+			return cmds[i].run(argc - first, argv + first);
+	return cli_usage_error(p, "unknown command '%s' (expected %s)", argv[first],
+			       command_list(cmds, names, sizeof(names)));
+}
+
 int cli_error(const struct cli_program *p, const char *fmt, ...)
 {
 	va_list ap;
@@ -708,6 +738,12 @@ static void render_groups(const struct cli_program *p, FILE *f,
 		title(f, g->title);
 		for (i = 0; g->terms && g->terms[i].term; i++)
 			term(f, &g->terms[i]);
+		for (i = 0; g->commands && g->commands[i].name; i++) {
+			const struct cli_command *c = &g->commands[i];
+
+			term(f, &(struct cli_term){ c->synopsis ? c->synopsis : c->name,
+						    c->help });
+		}
 		for (i = 0; g->options && g->options[i].name; i++)
 			opt(p, &(struct found){ &g->options[i], g }, f);
 		if (g[1].title)

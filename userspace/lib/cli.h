@@ -78,11 +78,21 @@ struct cli_term {
 	const char *help;
 };
 
-/* A titled part of --help: options, or terms. */
+/* A command of a program that has commands ("fnblk-sim run"). */
+struct cli_command {
+	const char *name;	/* "run"; NULL ends */
+	const char *synopsis;	/* how --help lists it; NULL: the name */
+	const char *help;
+	/* Runs with argv[0] the command's name; returns the exit status. */
+	int (*run)(int argc, char **argv);
+};
+
+/* A titled part of --help: options, terms, or commands. */
 struct cli_group {
 	const char *title;	/* "Output"; NULL ends the list of groups */
 	const struct cli_option *options;
 	const struct cli_term *terms;
+	const struct cli_command *commands;
 	void *ctx;		/* passed to set() and show() */
 };
 
@@ -119,6 +129,13 @@ int cli_parse(const struct cli_program *p, int argc, char **argv, int *first);
  */
 int cli_set_value(const struct cli_option *o, void *var, const char *arg,
 		  char *err, size_t errlen);
+
+/*
+ * Run the command argv[first] names with argv[first..argc-1]; without one,
+ * or with an unknown one, a usage error that lists the commands.
+ */
+int cli_dispatch(const struct cli_program *p, const struct cli_command *cmds,
+		 int argc, char **argv, int first);
 
 /* "PROG: CMD: message" and "Try 'PROG CMD --help'." on stderr; returns 2. */
 int cli_usage_error(const struct cli_program *p, const char *fmt, ...)

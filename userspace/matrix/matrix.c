@@ -249,12 +249,21 @@ static const struct cli_option verify_options[] = {
 	{ .name = NULL },
 };
 
-static const struct cli_term commands[] = {
-	{ "create PATH --rows R --cols C", "write a matrix (or --jobs K of them)" },
-	{ "run PATH [OPTIONS]", "access it and report" },
-	{ "verify PATH", "check every element of every matrix of the set" },
-	{ "info PATH", "shape, seed and version of the set" },
-	{ NULL, NULL },
+static int cmd_create(int argc, char **argv);
+static int cmd_run(int argc, char **argv);
+static int cmd_verify(int argc, char **argv);
+static int cmd_info(int argc, char **argv);
+
+static const struct cli_command commands[] = {
+	{ .name = "create", .synopsis = "create PATH --rows R --cols C", .run = cmd_create,
+	  .help = "write a matrix (or --jobs K of them)" },
+	{ .name = "run", .synopsis = "run PATH [OPTIONS]", .run = cmd_run,
+	  .help = "access it and report" },
+	{ .name = "verify", .synopsis = "verify PATH", .run = cmd_verify,
+	  .help = "check every element of every matrix of the set" },
+	{ .name = "info", .synopsis = "info PATH", .run = cmd_info,
+	  .help = "shape, seed and version of the set" },
+	{ .name = NULL },
 };
 
 #define PATH_HELP \
@@ -264,7 +273,7 @@ static const struct cli_term commands[] = {
 
 static const char *const top_usage[] = { "COMMAND PATH [OPTIONS]", NULL };
 static const struct cli_group top_groups[] = {
-	{ .title = "Commands (each has its --help)", .terms = commands },
+	{ .title = "Commands (each has its --help)", .commands = commands },
 	{ .title = NULL },
 };
 static const struct cli_program top = {
@@ -541,27 +550,12 @@ static int cmd_info(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	static const struct {
-		const char *name;
-		int (*fn)(int argc, char **argv);
-	} cmds[] = {
-		{ "create", cmd_create }, { "run", cmd_run },
-		{ "verify", cmd_verify }, { "info", cmd_info },
-	};
 	int first, ret = cli_parse(&top, argc, argv, &first);
 
 	if (ret != CLI_CONTINUE)
 		return ret;
-	if (first == argc)
-		return cli_usage_error(&top, "expected a command: create, run, verify or info");
-	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
-		if (strcmp(argv[first], cmds[i].name))
-			continue;
-		/* The command parses what follows it as its own argv. */
-		ret = cmds[i].fn(argc - first, argv + first);
-		free(run_args.mode_args);
-		return ret;
-	}
-	return cli_usage_error(&top, "unknown command '%s' (create, run, verify or info)",
-			       argv[first]);
+	/* Each command parses what follows it as its own argv. */
+	ret = cli_dispatch(&top, commands, argc, argv, first);
+	free(run_args.mode_args);
+	return ret;
 }

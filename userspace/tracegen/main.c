@@ -563,29 +563,23 @@ out:
 
 /* ---- the program ---- */
 
-static const struct {
-	const char *name;
-	int (*fn)(int argc, char **argv);
-} commands[] = {
-	{ "split", cmd_split },
-	{ "fit", cmd_fit },
-	{ "generate", cmd_generate },
-	{ "fidelity", cmd_fidelity },
-};
-
-static const struct cli_term command_terms[] = {
-	{ "split", "split records by time into a training and a test half" },
-	{ "fit", "learn a model of a job stream from records" },
-	{ "generate", "write a synthetic trace from a model" },
-	{ "fidelity", "compare a synthetic trace with real records" },
-	{ NULL, NULL },
+static const struct cli_command commands[] = {
+	{ .name = "split", .run = cmd_split,
+	  .help = "split records by time into a training and a test half" },
+	{ .name = "fit", .run = cmd_fit,
+	  .help = "learn a model of a job stream from records" },
+	{ .name = "generate", .run = cmd_generate,
+	  .help = "write a synthetic trace from a model" },
+	{ .name = "fidelity", .run = cmd_fidelity,
+	  .help = "compare a synthetic trace with real records" },
+	{ .name = NULL },
 };
 
 int main(int argc, char **argv)
 {
 	static const char *const usage[] = { "COMMAND [OPTIONS]", NULL };
 	const struct cli_group groups[] = {
-		{ .title = "Commands", .terms = command_terms },
+		{ .title = "Commands", .commands = commands },
 		{ .title = "Options" },
 		{ .title = NULL },
 	};
@@ -597,15 +591,8 @@ int main(int argc, char **argv)
 		.stop_at_operand = true,
 	};
 	int first, ret = cli_parse(&prog, argc, argv, &first);
-	size_t i;
 
 	if (ret != CLI_CONTINUE)
 		return ret;
-	if (first == argc)
-		return cli_usage_error(&prog, "no COMMAND (split, fit, generate or fidelity)");
-	for (i = 0; i < sizeof(commands) / sizeof(*commands); i++)
-		if (!strcmp(argv[first], commands[i].name))
-			return commands[i].fn(argc - first, argv + first);
-	return cli_usage_error(&prog, "unknown command '%s' (expected split, fit, generate or fidelity)",
-			       argv[first]);
+	return cli_dispatch(&prog, commands, argc, argv, first);
 }

@@ -262,10 +262,85 @@ static void test_help(void)
 	   "--help=man: the same options in roff");
 }
 
+/* A program with commands: which one ran, with what. */
+static const char *ran;
+static int ran_argc;
+
+static int cmd_go(int argc, char **argv)
+{
+	ran = argv[0];
+	ran_argc = argc;
+	return 7;
+}
+
+static const struct cli_command cmds[] = {
+	{ .name = "go", .synopsis = "go WHERE", .help = "leave", .run = cmd_go },
+	{ .name = "stop", .help = "stay", .run = cmd_go },
+	{ .name = "wait", .help = "linger", .run = cmd_go },
+	{ .name = NULL },
+};
+static const char *const cmd_usage[] = { "COMMAND [OPTIONS]", NULL };
+static const struct cli_group cmd_groups[] = {
+	{ .title = "Commands", .commands = cmds },
+	{ .title = "Options" },
+	{ .title = NULL },
+};
+static const struct cli_program with_cmds = {
+	.name = "tool", .usage = cmd_usage, .groups = cmd_groups,
+	.stop_at_operand = true,
+};
+
+struct dispatch_call {
+	int first;
+};
+
+static int do_dispatch(void *arg)
+{
+	struct dispatch_call *d = arg;
+
+	return cli_dispatch(&with_cmds, cmds, nargs, args, d->first);
+}
+
+/* Parse line as with_cmds, then dispatch; stderr captured. */
+static int dispatch(const char *line)
+{
+	struct dispatch_call d;
+	int ret;
+
+	ran = NULL;
+	ran_argc = 0;
+	ret = parse(&with_cmds, line, &d.first);
+	if (ret != CLI_CONTINUE)
+		return ret;
+	capture_to(2, err_text, sizeof(err_text), do_dispatch, &d, &ret);
+	return ret;
+}
+
+static void test_commands(void)
+{
+	ok(dispatch("stop --qd 3 x") == 7 && ran && !strcmp(ran, "stop") &&
+	   ran_argc == 4 && !*err_text,
+	   "the named command runs with argv[0] its name and the rest after it");
+	ok(dispatch("") == CLI_EXIT_USAGE && !ran &&
+	   strstr(err_text, "tool: no COMMAND (go, stop or wait)\nTry 'tool --help'."),
+	   "no command: a usage error that lists them");
+	ok(dispatch("fly") == CLI_EXIT_USAGE && !ran &&
+	   strstr(err_text, "tool: unknown command 'fly' (expected go, stop or wait)"),
+	   "an unknown command: a usage error that lists them");
+	if (!strstr(err_text, "expected go, stop or wait"))
+		diag("stderr: %s", err_text);
+	parse(&with_cmds, "--help", NULL);
+	ok(strstr(out_text, "\nCommands:\n") && strstr(out_text, "  go WHERE") &&
+	   strstr(out_text, "leave\n") && strstr(out_text, "  stop ") &&
+	   strstr(out_text, "linger\n"),
+	   "--help lists the commands (synopsis, else name) with their help");
+}
+
 int main(void)
 {
 	test_values();
 	test_errors();
 	test_help();
+	test_commands();
 	return tap_done();
 }

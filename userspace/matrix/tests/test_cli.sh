@@ -173,7 +173,7 @@ expect 2 "--block 3001: must be 1..3000" run "$M" --pattern rows --block 3001
 expect 2 "--no-cgroup: exclusive" run "$M" --no-cgroup --memory-max 1G
 expect 2 "create: unknown option '--mode'" create "$TMP/y" --rows 1 --cols 1 --mode mmap
 expect 2 "run: unknown option '--frobnicate'" run "$M" --frobnicate
-expect 2 "expected a command" 
+expect 2 "no COMMAND (create, run, verify or info)"
 expect 2 "run: expected a PATH" run
 expect 2 "unknown command 'walk'" walk "$M"
 : >"$TMP/empty"
