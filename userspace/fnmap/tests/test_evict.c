@@ -77,6 +77,37 @@ static void *churn_main(void *arg)
 	return (void *)(uintptr_t)sum;
 }
 
+static uint64_t passes_of(struct reader *r)
+{
+	uint64_t n = 0;
+	unsigned int i;
+
+	for (i = 0; i < READERS; i++)
+		n += atomic_load(&r[i].passes);
+	return n;
+}
+
+/*
+ * Let the churners run until the evictor has gone round many times while
+ * the readers kept passing over their blocks (ten times what the checks
+ * below ask), or for at most 3 s.
+ */
+static void churn(const struct fnmap *m, const struct fnmap_stats *st0,
+		  struct reader *r)
+{
+	uint64_t p0 = passes_of(r);
+	struct fnmap_stats st;
+	unsigned int ms;
+
+	for (ms = 0; ms < 3000; ms += 10) {
+		usleep(10000);
+		fnmap_stats(m, &st);
+		if (st.evictions - st0->evictions > 1000 &&
+		    passes_of(r) - p0 > 1000)
+			break;
+	}
+}
+
 int main(void)
 {
 	const char *path = test_path("evict.dat");
@@ -109,7 +140,7 @@ int main(void)
 	for (i = 0; i < CHURNERS; i++)
 		pthread_create(&ct[i], NULL, churn_main, (void *)(uintptr_t)(i + 1));
 	fnmap_stats(m, &st0);
-	sleep(3);
+	churn(m, &st0, r);
 	atomic_store(&stop, true);
 	for (i = 0; i < READERS; i++) {
 		pthread_join(rt[i], NULL);

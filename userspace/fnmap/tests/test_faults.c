@@ -23,7 +23,7 @@
 
 #define MiB	(1ULL << 20)
 #define SEED	9
-#define STALL_MS	2000
+#define STALL_MS	1000
 
 static atomic_bool stall, stalled;
 
