@@ -11,7 +11,7 @@ lib=$(dirname "$0")/lib_tap.sh
 [ -f "$lib" ] || lib=/opt/kselftest/fnblk/lib_tap.sh
 . "$lib"
 
-total=7
+total=8
 
 cgroup2_mounted() {
 	grep -q '^cgroup2 /sys/fs/cgroup cgroup2 ' /proc/mounts
@@ -31,6 +31,21 @@ results_writable() {
 	[ -d /results ] || { echo "# no /results directory"; return 1; }
 	echo "vm_env_test $$" >/results/vm_env_test.txt &&
 		[ "$(cat /results/vm_env_test.txt)" = "vm_env_test $$" ]
+}
+
+# A virtio entropy device (ID 4) must have its driver bound: otherwise the
+# kernel's random pool is seeded only tens of seconds after boot, in the
+# middle of the tests (scripts/mkinitramfs, GUEST_MODULES). A machine
+# without one passes.
+virtio_rng_bound() {
+	for d in /sys/bus/virtio/devices/*; do
+		[ "$(cat "$d/device" 2>/dev/null)" = 0x0004 ] || continue
+		drv=$(readlink "$d/driver") ||
+			{ echo "# $(basename "$d") is a virtio entropy device with no driver"; return 1; }
+		[ "$(basename "$drv")" = virtio_rng ] ||
+			{ echo "# $(basename "$d") is bound to $(basename "$drv")"; return 1; }
+	done
+	return 0
 }
 
 # A ram disk of 32 MiB: fio writes it with checksummed blocks, then reads
@@ -74,6 +89,7 @@ fi
 check "cgroup2 mounted at /sys/fs/cgroup" cgroup2_mounted
 check "io, memory and cpu controllers enabled for children" controllers_delegated
 check "/results is writable" results_writable
+check "a virtio entropy device has its driver" virtio_rng_bound
 check "brd ram disk loads via modprobe" brd_loaded
 if [ -b /dev/ram0 ]; then
 	check "fio writes and verifies 32 MiB on brd" fio_round_trip
