@@ -22,8 +22,10 @@ ok() { # status, description
 	fi
 }
 
+# shellcheck disable=SC2016 # reST's literal markup, not a shell expansion
 printf 'Title\n=====\n\nA paragraph.\n\n``--opt``\n    What it does.\n' >"$tmp/good.rst"
 printf 'A longer title\n=====\n\nText.\n' >"$tmp/short.rst"
+# shellcheck disable=SC2016 # the same
 printf 'A paragraph.\n``--opt``\n    What it does.\n' >"$tmp/list.rst"
 
 echo "TAP version 13"
