@@ -264,23 +264,10 @@ static const struct cli_command commands[] = {
 
 int main(int argc, char **argv)
 {
-	static const char *const usage[] = { "COMMAND [OPTIONS]", NULL };
-	const struct cli_group groups[] = {
-		{ .title = "Commands", .commands = commands },
-		{ .title = "Options" },
-		{ .title = NULL },
-	};
-	const struct cli_program prog = {
-		.name = "fnblk-clock", .usage = usage, .groups = groups,
-		.about = "Measure the offset between two hosts' CLOCK_MONOTONIC "
-			 "(the clock of fnblk-fleet's events) over UDP, to merge "
-			 "the events of a run on several hosts. "
-			 "'fnblk-clock COMMAND --help' describes a command.",
-		.stop_at_operand = true,
-	};
-	int first, ret = cli_parse(&prog, argc, argv, &first);
-
-	if (ret != CLI_CONTINUE)
-		return ret;
-	return cli_dispatch(&prog, commands, argc, argv, first);
+	return cli_command_main("fnblk-clock",
+				"Measure the offset between two hosts' CLOCK_MONOTONIC "
+				"(the clock of fnblk-fleet's events) over UDP, to merge "
+				"the events of a run on several hosts. "
+				"'fnblk-clock COMMAND --help' describes a command.",
+				commands, argc, argv);
 }

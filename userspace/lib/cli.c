@@ -84,6 +84,30 @@ int cli_dispatch(const struct cli_program *p, const struct cli_command *cmds,
 			       command_list(cmds, names, sizeof(names)));
 }
 
+int cli_command_main(const char *name, const char *about,
+		     const struct cli_command *cmds, int argc, char **argv)
+{
+	static const char *const usage[] = { "COMMAND [OPTIONS]", NULL };
+	const struct cli_group groups[] = {
+		{ .title = "Commands", .commands = cmds },
+		{ .title = "Options" },
+		{ .title = NULL },
+	};
+	const struct cli_program prog = {
+		.name = name, .usage = usage, .about = about, .groups = groups,
+		.stop_at_operand = true,
+	};
+	int first, ret = cli_parse(&prog, argc, argv, &first);
+
+	if (ret != CLI_CONTINUE)
+		return ret;
+	if (first < argc && !strcmp(argv[first], "help")) {
+		cli_help(&prog, stdout);
+		return CLI_EXIT_OK;
+	}
+	return cli_dispatch(&prog, cmds, argc, argv, first);
+}
+
 int cli_error(const struct cli_program *p, const char *fmt, ...)
 {
 	va_list ap;

@@ -137,6 +137,14 @@ int cli_set_value(const struct cli_option *o, void *var, const char *arg,
 int cli_dispatch(const struct cli_program *p, const struct cli_command *cmds,
 		 int argc, char **argv, int first);
 
+/*
+ * The whole main() of a program whose first operand is a command
+ * ("PROG COMMAND [OPTIONS]"): --help lists the commands and the standard
+ * options, "PROG help" is "PROG --help", then cli_dispatch().
+ */
+int cli_command_main(const char *name, const char *about,
+		     const struct cli_command *cmds, int argc, char **argv);
+
 /* "PROG: CMD: message" and "Try 'PROG CMD --help'." on stderr; returns 2. */
 int cli_usage_error(const struct cli_program *p, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

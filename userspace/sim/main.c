@@ -4,8 +4,6 @@
  * the module's scheduler core, so what it predicts is what the module
  * does, minus the guest's own noise. See Documentation/simulator.rst.
  */
-#include <stdio.h>
-#include <string.h>
 
 #include "commands.h"
 #include "sim_cli.h"
@@ -30,34 +28,12 @@ static const struct cli_command commands[] = {
 	{ .name = NULL },
 };
 
-static const char *const usage[] = { "COMMAND [OPTIONS]", NULL };
-
-static const struct cli_group groups[] = {
-	{ .title = "Commands", .commands = commands },
-	{ .title = "Options" },
-	{ .title = NULL },
-};
-
-static const struct cli_program prog = {
-	.name = "fnblk-sim",
-	.usage = usage,
-	.about = "Simulate fleets of checkpointing jobs on a fnblk device in "
-		 "the discrete-event model built on the module's own "
-		 "scheduler core. 'fnblk-sim COMMAND --help' describes a "
-		 "command's options.",
-	.groups = groups,
-	.stop_at_operand = true,
-};
-
 int main(int argc, char **argv)
 {
-	int first, ret = cli_parse(&prog, argc, argv, &first);
-
-	if (ret != CLI_CONTINUE)
-		return ret;
-	if (first < argc && !strcmp(argv[first], "help")) {
-		cli_help(&prog, stdout);
-		return CLI_EXIT_OK;
-	}
-	return cli_dispatch(&prog, commands, argc, argv, first);
+	return cli_command_main("fnblk-sim",
+				"Simulate fleets of checkpointing jobs on a fnblk "
+				"device in the discrete-event model built on the "
+				"module's own scheduler core. 'fnblk-sim COMMAND "
+				"--help' describes a command's options.",
+				commands, argc, argv);
 }

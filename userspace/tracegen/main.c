@@ -577,22 +577,9 @@ static const struct cli_command commands[] = {
 
 int main(int argc, char **argv)
 {
-	static const char *const usage[] = { "COMMAND [OPTIONS]", NULL };
-	const struct cli_group groups[] = {
-		{ .title = "Commands", .commands = commands },
-		{ .title = "Options" },
-		{ .title = NULL },
-	};
-	const struct cli_program prog = {
-		.name = "fnblk-tracegen", .usage = usage, .groups = groups,
-		.about = "Learn job streams from records, write synthetic traces, "
-			 "and measure how close they are to real ones. "
-			 "'fnblk-tracegen COMMAND --help' describes a command.",
-		.stop_at_operand = true,
-	};
-	int first, ret = cli_parse(&prog, argc, argv, &first);
-
-	if (ret != CLI_CONTINUE)
-		return ret;
-	return cli_dispatch(&prog, commands, argc, argv, first);
+	return cli_command_main("fnblk-tracegen",
+				"Learn job streams from records, write synthetic traces, "
+				"and measure how close they are to real ones. "
+				"'fnblk-tracegen COMMAND --help' describes a command.",
+				commands, argc, argv);
 }

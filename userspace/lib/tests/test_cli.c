@@ -336,11 +336,49 @@ static void test_commands(void)
 	   "--help lists the commands (synopsis, else name) with their help");
 }
 
+static int do_command_main(void *arg)
+{
+	(void)arg;
+	return cli_command_main("tool", "Does things by command.", cmds, nargs, args);
+}
+
+/* cli_command_main() on a command line given as one string. */
+static int command_main(const char *line)
+{
+	static char buf[256];
+	char *s;
+	int ret;
+
+	ran = NULL;
+	snprintf(buf, sizeof(buf), "%s", line);
+	nargs = 0;
+	args[nargs++] = "tool";
+	for (s = strtok(buf, " "); s; s = strtok(NULL, " "))
+		args[nargs++] = s;
+	args[nargs] = NULL;
+	capture_to(1, out_text, sizeof(out_text), do_command_main, NULL, &ret);
+	return ret;
+}
+
+static void test_command_main(void)
+{
+	ok(command_main("wait 1 2") == 7 && ran && !strcmp(ran, "wait") && ran_argc == 3,
+	   "cli_command_main runs the command");
+	ok(command_main("help") == CLI_EXIT_OK && !ran &&
+	   strstr(out_text, "Usage: tool COMMAND [OPTIONS]") &&
+	   strstr(out_text, "Does things by command.") &&
+	   strstr(out_text, "\nCommands:\n") && strstr(out_text, "  go WHERE"),
+	   "'PROG help' prints what --help prints");
+	ok(command_main("--version") == CLI_EXIT_OK && !strncmp(out_text, "tool (fnblk) ", 13),
+	   "and the standard options work before the command");
+}
+
 int main(void)
 {
 	test_values();
 	test_errors();
 	test_help();
 	test_commands();
+	test_command_main();
 	return tap_done();
 }
