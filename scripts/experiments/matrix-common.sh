@@ -32,7 +32,7 @@ store_off() {
 # The conditions, for the head of a summary.
 conditions() {
 	echo "# kernel $(uname -r), $(nproc) cpus, store: bw $STORE_BW latency $STORE_LATENCY overhead $STORE_OVERHEAD"
-	echo "# guest uptime at start: $(cut -d" " -f1 /proc/uptime) s; host load: host-load-KERNEL.txt beside this file"
+	echo "# guest uptime at start: $(cut -d" " -f1 /proc/uptime) s; host load: host-load.summary and host-load.csv beside this file"
 }
 
 # mx NAME ARGS...: one "fnblk-matrix run ARGS", its report in NAME.json.
