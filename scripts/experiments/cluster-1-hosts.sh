@@ -1,0 +1,95 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Cluster experiment 1: six client hosts as the anonymous users of one
+# fnblk device exported by nbd-server (network namespaces in one guest,
+# each on its own veth link with its own nbd connection and serving
+# process: lib_cluster.sh), one checkpointing job per host, against the
+# same six jobs as processes on the storage host. The phases are the ones
+# fnblk-sim draws for 6 jobs with seed 1 (host I gets job I's). Claims of
+# experiment 2 with hosts as users: the firing order stays frozen and the
+# upper tail of concurrent writers stays above the independent-phase
+# baseline; then what the network path adds (write time, slowdown), also
+# with 2 ms one-way netem delay per link; fnblk-sim's prediction of the
+# merged multi-host run (hosts as users, the network's delay as latency).
+
+SUMMARY=$RESULTS/cluster-1-hosts.summary
+HOSTS=6
+BW=16		# MiB/s: a 2 MiB checkpoint takes 125 ms alone
+FLEET="--compute 1s --size 2MiB --cycles 12 --bs 256KiB"
+. /opt/kselftest/fnblk/lib_cluster.sh
+load_fnblk bw_mbps=$BW fn=constant policy=anon key=tgid store=none
+
+# The seed-1 phases: job J's first write in fnblk-sim's run, minus T.
+fnblk-sim run --jobs $HOSTS --compute 1s --size 2MiB --bw ${BW}MiB/s --cycles 1 \
+	--phases random --seed 1 -o /tmp/seed1.csv >/dev/null || exit 1
+awk -F, '/^[0-9]/ && $2 == 0 { p[$1] = $3 - 1000000000 } END { for (j = 0; j < '$HOSTS'; j++) print p[j] "ns" }' \
+	/tmp/seed1.csv >/tmp/phases
+j=0
+while [ $j -lt $HOSTS ]; do
+	sed -n "$((j + 1))p" /tmp/phases >/tmp/phase.$j
+	j=$((j + 1))
+done
+say "seed-1 phases: $(tr '\n' ' ' </tmp/phases)"
+
+# One summary row from an analysis table: order changes, Kuramoto mean,
+# P(n>=3) measured/independent and its ratio, the all-jobs write cost.
+row() { # label analysis.txt
+	t=$2
+	changed=$(pick "$t" '^firing order' | awk '{ print $5 }')
+	r=$(pick "$t" '^Kuramoto' | awk '{ print $6 }')
+	tail3=$(awk '$1 == "3" && NF >= 6 { print $4, $5, $6; exit }' "$t")
+	cost=$(awk '/^write cost per job/ { on = 1; next } on && $1 == "all" { print $3, $5; exit }' "$t")
+	slow=$(awk '/^write cost per job/ { on = 1; next } on && $1 ~ /^[0-9]+$/ && $8 != "-" { s += $8; k++ } END { if (k) printf "%.3f", s / k; else print "-" }' "$t")
+	printf '%-22s %8s %8s %10s %10s %7s %9s %9s %9s\n' "$1" "$changed" "$r" $tail3 $cost "$slow" \
+		>>"$SUMMARY"
+}
+{
+	echo "# cluster experiment 1: $HOSTS hosts (namespaces, nbd) vs $HOSTS local jobs, seed-1 phases"
+	echo "# T = 1s, S = 2MiB, bs 256KiB, B = ${BW}MiB/s (solo 125 ms), 12 cycles, first 2 skipped"
+	echo "# changed: firing-order changes (of 9); r: Kuramoto mean (random ~ $(awk "BEGIN { printf \"%.3f\", 1 / sqrt($HOSTS) }"));"
+	echo "# P(n>=3) measured, independent and their ratio; write ms mean and p99; mean slowdown"
+	printf '%-22s %8s %8s %10s %10s %7s %9s %9s %9s\n' run changed r "P(n>=3)" indep ratio \
+		mean_ms p99_ms slowdown
+} >"$SUMMARY"
+
+# Local: six processes on the storage host.
+ANALYZE_ARGS="--skip-cycles 2" run_fleet local $FLEET --jobs $HOSTS --phases file:/tmp/phases \
+	--solo-baseline || exit 1
+row "local jobs" "$RESULTS/local.txt"
+solo=$(sed -n 's/^# param solo_ns.0=//p' "$RESULTS/local.csv")
+
+# Hosts: one job each, with and without 2 ms one-way delay per link.
+CLUSTER_DIR=/tmp/cluster
+cluster_storage_start /dev/fnblk0 || exit 1
+for delay in 0 2ms; do
+	name=hosts-delay$delay
+	i=0
+	while [ $i -lt $HOSTS ]; do
+		cluster_client_add $i $delay && cluster_client_connect $i || exit 1
+		i=$((i + 1))
+	done
+	say "fleet $name: $HOSTS hosts, $FLEET"
+	# shellcheck disable=SC2086 # FLEET is a list of words
+	cluster_run_fleets $HOSTS "$RESULTS/$name" $FLEET --jobs 1 --phases file:/tmp/phase.%h \
+		--solo-time ${solo}ns --param bw=${BW}MiB/s --param fn=constant ||
+		{ cat "$RESULTS/$name"/host*/fleet.err; exit 1; }
+	fnblk-analyze --skip-cycles 2 --hosts --merged "$RESULTS/$name.csv" \
+		"$RESULTS/$name"/host[0-9]/events.csv >"$RESULTS/$name.txt" || exit 1
+	row "$HOSTS hosts, delay $delay" "$RESULTS/$name.txt"
+	# The simulator: hosts as users, the network's round trip as latency.
+	lat=0ns
+	[ $delay = 0 ] || lat=4ms
+	fnblk-sim compare --replay-compute --latency $lat "$RESULTS/$name.csv" \
+		>"$RESULTS/$name.compare.txt" 2>&1
+	grep -iE 'mean write|p99 write|error' "$RESULTS/$name.compare.txt" | head -4 |
+		sed "s/^/#   $name sim: /" >>"$SUMMARY"
+	i=0
+	while [ $i -lt $HOSTS ]; do
+		nbd-client -L -d /dev/nbd$i >/dev/null 2>&1
+		cluster_client_kill $i
+		ip netns del cl$i
+		i=$((i + 1))
+	done
+done
+cluster_teardown
+cat "$SUMMARY"

@@ -1,0 +1,168 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Three client hosts (network namespaces with their own veth link and
+# /dev/nbdI) share one fnblk device that the storage host exports with
+# nbd-server (lib_cluster.sh). Checks that the device sees each host as
+# one user when it writes: n reaches 3, nothing arrives from the flusher,
+# the users are the three serving processes with a third of the bytes
+# each, and each host gets f(3)*B/3. Then that each host's data read back
+# on the storage host are what it wrote, that killing one host mid-write
+# fails only that host's writes, and that a host with two connections is
+# two users (what breaks "one host, one user"). Prints TAP.
+#
+# CLUSTER_EXPORT=buffered runs the same checks on nbd-server's default
+# export (through the storage host's page cache), which fails them.
+
+dir=$(dirname "$0")
+[ -f "$dir/lib_tap.sh" ] || dir=/opt/kselftest/fnblk
+. "$dir/lib_tap.sh"
+. "$dir/lib_cluster.sh"
+
+for tool in fnblkctl nbd-server nbd-client ip tc; do
+	command -v $tool >/dev/null || skip_all "$tool not installed"
+done
+[ -d /sys/module/fnblk ] || modprobe fnblk nr_devices=0 2>/dev/null ||
+	skip_all "cannot load fnblk"
+modprobe -q nbd nbds_max=64 2>/dev/null || skip_all "no nbd module"
+modprobe -q veth 2>/dev/null
+ip netns add cluster-probe 2>/dev/null || skip_all "no network namespaces"
+ip netns del cluster-probe
+
+echo "TAP version 13"
+BW_MIB=12		# B: slow enough for TCG, where every byte is copied 5 times
+SIZE_MIB=12		# each host's write
+REGION_MIB=32		# host I writes at I * REGION_MIB
+TMP=$(mktemp -d /tmp/cluster_ns.XXXXXX)
+CLUSTER_DIR=$TMP/cluster
+dev=
+cleanup() {
+	cluster_teardown
+	if [ $failed -ne 0 ] && [ -d /results ]; then
+		mkdir -p /results/cluster_ns && cp -r "$TMP"/* /results/cluster_ns/
+	fi
+	[ -n "$dev" ] && fnblkctl dev del "$dev" 2>/dev/null
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+jget() { fnblkctl json "$1" <"$2"; }
+now() { cut -d' ' -f1 /proc/uptime; }
+
+dev=$(fnblkctl dev add size 128MiB bw ${BW_MIB}MiB/s fn constant key tgid policy anon) ||
+	{ echo "1..0 # SKIP cannot add a fnblk device"; exit $KSFT_SKIP; }
+cluster_log "export $CLUSTER_EXPORT of /dev/$dev, B = $BW_MIB MiB/s"
+check "nbd-server exports /dev/$dev" cluster_storage_start "/dev/$dev"
+up=0
+for i in 0 1 2; do
+	cluster_client_add $i && cluster_client_connect $i && up=$((up + 1))
+done
+check_eq "three client hosts connected (namespaces cl0-cl2, /dev/nbd0-2)" $up 3
+check_eq "nbd-server serves each connection from its own process" \
+	"$(cluster_server_children | wc -l)" 3
+
+# Host I writes pattern I (random data) at its own region, timed.
+for i in 0 1 2; do
+	head -c $((SIZE_MIB << 20)) /dev/urandom >"$TMP/pattern.$i"
+done
+host_write() { # i pattern-file: leaves rc and seconds in $TMP/write.I
+	t0=$(now)
+	cluster_on "$1" dd if="$2" of="/dev/nbd$1" bs=1M seek=$(($1 * REGION_MIB)) \
+		oflag=direct conv=fsync 2>"$TMP/dd.$1"
+	rc=$?
+	echo "$rc $(awk -v a="$t0" -v b="$(now)" 'BEGIN { print b - a }')" >"$TMP/write.$1"
+}
+# What the storage host reads back at host I's region equals FILE.
+readback_ok() { # i file
+	dd if="/dev/$dev" bs=1M skip=$(($1 * REGION_MIB)) count=$SIZE_MIB iflag=direct \
+		2>/dev/null | cmp -s - "$2"
+}
+
+# 1. Three hosts write at once.
+fnblkctl stats reset "$dev"
+for i in 0 1 2; do
+	host_write $i "$TMP/pattern.$i" &
+done
+wait
+fnblkctl -j stats "$dev" >"$TMP/stats.json"
+fnblkctl -j users "$dev" >"$TMP/users.json"
+cluster_server_children >"$TMP/servers"
+for i in 0 1 2; do
+	read -r rc secs <"$TMP/write.$i"
+	[ "$rc" -eq 0 ] || sed 's/^/# /' "$TMP/dd.$i"
+	check_eq "host $i: its write succeeds" "$rc" 0
+	# f(3) * B / 3 with f constant: B/3. Loose: TCG, and the hosts do
+	# not start at the same instant.
+	rate=$(awk -v s="$secs" -v m=$SIZE_MIB 'BEGIN { printf "%.2f", m / s }')
+	echo "# host $i: $SIZE_MIB MiB in $secs s = $rate MiB/s (B/3 = $((BW_MIB / 3)))"
+	check "host $i gets about f(3)*B/3 (0.6-1.5 x)" \
+		awk -v r="$rate" -v b=$BW_MIB 'BEGIN { exit !(r >= 0.6 * b / 3 && r <= 1.5 * b / 3) }'
+done
+peak=$(jget peak_active "$TMP/stats.json")
+echo "# device: peak n $peak, kernel-thread bytes $(jget kthread_bytes "$TMP/stats.json"), written $(jget write_bytes "$TMP/stats.json")"
+check_eq "the device counted 3 users at once (n = hosts)" "$peak" 3
+check_eq "nothing reached the device from a kernel thread (no flusher)" \
+	"$(jget kthread_bytes "$TMP/stats.json")" 0
+# Users that wrote: key, bytes. Each must be a serving process with a
+# third of the bytes.
+nr=$(jget '#' "$TMP/users.json")
+: >"$TMP/writers"
+k=0
+while [ $k -lt "${nr:-0}" ]; do
+	w=$(jget $k.write_bytes "$TMP/users.json")
+	[ "${w:-0}" -gt 0 ] && echo "$(jget $k.key "$TMP/users.json") $w" >>"$TMP/writers"
+	k=$((k + 1))
+done
+sed 's/^/# writer (tgid bytes): /' "$TMP/writers"
+check_eq "three users wrote" "$(wc -l <"$TMP/writers")" 3
+check "every user that wrote is a serving nbd-server process" \
+	awk 'NR == FNR { s[$1] = 1; next } !($1 in s) { bad = 1 } END { exit bad }' \
+	"$TMP/servers" "$TMP/writers"
+check "each user wrote one host's bytes (within 25 %)" \
+	awk -v m=$((SIZE_MIB << 20)) '$2 < 0.75 * m || $2 > 1.25 * m { bad = 1 } END { exit bad }' \
+	"$TMP/writers"
+for i in 0 1 2; do
+	check "host $i's data read back on the storage host" readback_ok $i "$TMP/pattern.$i"
+done
+
+# 2. Host 1 dies mid-write: the others complete, with their data.
+for i in 0 1 2; do
+	head -c $((SIZE_MIB << 20)) /dev/urandom >"$TMP/second.$i"
+	host_write $i "$TMP/second.$i" &
+done
+sleep 1.5
+cluster_client_kill 1
+wait
+for i in 0 2; do
+	read -r rc secs <"$TMP/write.$i"
+	check_eq "host $i: its write succeeds while host 1 dies" "$rc" 0
+	check "host $i's second data read back" readback_ok $i "$TMP/second.$i"
+done
+read -r rc secs <"$TMP/write.1"
+check "host 1's write fails (killed)" [ "$rc" -ne 0 ]
+i=0
+while [ "$(cluster_server_children | wc -l)" -gt 2 ] && [ $i -lt 100 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+check_eq "host 1's serving process ended, the others serve on" \
+	"$(cluster_server_children | wc -l)" 2
+check "host 0 still reads the storage" \
+	cluster_on 0 dd if=/dev/nbd0 of=/dev/null bs=1M count=1 iflag=direct
+
+# 3. Two connections from one host are two users: host 0 writes through
+# /dev/nbd0 and a second connection /dev/nbd3 at once.
+ip netns exec cl0 nbd-client -N "$CLUSTER_NAME" 10.77.0.1 "$CLUSTER_PORT" /dev/nbd3 \
+	-b 4096 -L >"$TMP/nbd3.log" 2>&1
+check "host 0 opens a second connection" [ $? -eq 0 ]
+fnblkctl stats reset "$dev"
+cluster_on 0 dd if="$TMP/pattern.0" of=/dev/nbd0 bs=1M count=4 oflag=direct 2>/dev/null &
+cluster_on 0 dd if="$TMP/pattern.1" of=/dev/nbd3 bs=1M count=4 seek=$REGION_MIB \
+	oflag=direct 2>/dev/null &
+wait
+fnblkctl -j stats "$dev" >"$TMP/stats2.json"
+check_eq "one host with two connections counts as 2 users" \
+	"$(jget peak_active "$TMP/stats2.json")" 2
+
+echo "1..$n"
+[ $failed -eq 0 ]

@@ -1,0 +1,227 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# A cluster inside one guest: a storage host (this, the root network
+# namespace) exporting a fnblk device with Debian's nbd-server, and client
+# hosts as network namespaces cl0, cl1, ... each on its own veth pair, with
+# its own /dev/nbdI. Sourced by cluster_ns.sh and by scripts/guest/cluster.sh
+# (scripts/cluster); Documentation/cluster.rst explains the choices.
+#
+# Client I is 10.77.I.2 in namespace clI, the storage host 10.77.I.1 on
+# that link. nbd-client runs in its ioctl mode (-L): the nbd generic
+# netlink family is not namespace-aware, so its netlink mode fails in a
+# namespace.
+#
+# The export: nbd-server serves each connection from its own forked
+# process, so with the device's key tgid each client host is one user.
+# By default nbd-server writes into the storage host's page cache and the
+# data reach fnblk later from the flusher, one kernel thread for every
+# host. "sync = true" makes the serving process fsync(2) after every
+# write, so the write reaches fnblk from that process while its client
+# waits. CLUSTER_EXPORT=buffered keeps nbd-server's default, to show the
+# difference.
+
+CLUSTER_PORT=10809
+CLUSTER_EXPORT=${CLUSTER_EXPORT:-sync}
+CLUSTER_DIR=${CLUSTER_DIR:-/tmp/cluster}
+CLUSTER_NAME=fnblk
+
+cluster_log() { echo "# cluster: $*" >&2; }
+
+# Start nbd-server exporting DEV as export "fnblk". 0, or 1 after a message.
+cluster_storage_start() { # dev
+	local i
+	mkdir -p "$CLUSTER_DIR"
+	modprobe -q nbd nbds_max=64 || { cluster_log "cannot load nbd"; return 1; }
+	{
+		echo "[generic]"
+		echo "port = $CLUSTER_PORT"
+		echo "[$CLUSTER_NAME]"
+		echo "exportname = $1"
+		case $CLUSTER_EXPORT in
+		sync)
+			echo "sync = true"
+			echo "flush = true"
+			echo "fua = true" ;;
+		buffered) ;;
+		*) cluster_log "CLUSTER_EXPORT is sync or buffered, not $CLUSTER_EXPORT"; return 1 ;;
+		esac
+	} >"$CLUSTER_DIR/nbd-server.conf"
+	# It daemonizes; the pid file names the listener, whose children
+	# serve one connection each.
+	nbd-server -C "$CLUSTER_DIR/nbd-server.conf" -p "$CLUSTER_DIR/nbd-server.pid" \
+		>"$CLUSTER_DIR/nbd-server.log" 2>&1 ||
+		{ cat "$CLUSTER_DIR/nbd-server.log" >&2; return 1; }
+	i=0
+	while [ ! -s "$CLUSTER_DIR/nbd-server.pid" ] && [ $i -lt 50 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	[ -s "$CLUSTER_DIR/nbd-server.pid" ] || { cluster_log "nbd-server did not start"; return 1; }
+}
+
+# The listener's pid, and the pids serving connections (one a line).
+cluster_server_pid() { cat "$CLUSTER_DIR/nbd-server.pid" 2>/dev/null; }
+cluster_server_children() {
+	local p
+	p=$(cluster_server_pid)
+	[ -z "$p" ] && return 0
+	# /proc/PID/stat: pid (comm) state ppid ...
+	awk -v p="$p" '$2 == "(nbd-server)" && $4 == p { print $1 }' /proc/[0-9]*/stat 2>/dev/null
+	return 0
+}
+
+# Client host I: namespace clI, veth pair (clIs here, eth0 there), and
+# per-direction netem: DELAY and JITTER (tc time units, "" or 0 for none)
+# and RATE (tc rate units, "" for none), the same both ways.
+cluster_client_add() { # i [delay [jitter [rate]]]
+	local ci=$1 delay=${2:-0} jitter=${3:-0} rate=${4:-} ns=cl$1
+	ip netns add "$ns" || return 1
+	ip link add "${ns}s" type veth peer name "${ns}c" || return 1
+	ip link set "${ns}c" netns "$ns" || return 1
+	ip addr add "10.77.$ci.1/24" dev "${ns}s" || return 1
+	ip link set "${ns}s" up || return 1
+	ip -n "$ns" link set "${ns}c" name eth0 || return 1
+	ip -n "$ns" addr add "10.77.$ci.2/24" dev eth0 || return 1
+	ip -n "$ns" link set eth0 up || return 1
+	ip -n "$ns" link set lo up || return 1
+	cluster_netem "${ns}s" "$delay" "$jitter" "$rate" &&
+		cluster_netem eth0 "$delay" "$jitter" "$rate" "$ns"
+}
+
+# netem on one link end (in namespace NS if given); nothing to do if
+# there is neither delay nor rate.
+cluster_netem() { # dev delay jitter rate [ns]
+	local args
+	case "$2$4" in
+	'' | 0 | 00) return 0 ;;
+	esac
+	set -- "$1" "${2:-0}" "${3:-0}" "$4" "${5:-}"
+	args="delay $2"
+	[ "$3" != 0 ] && args="$args $3 distribution normal"
+	[ -n "$4" ] && args="$args rate $4"
+	# netem's default queue (1000 packets) would drop a burst of a large
+	# write at a low rate.
+	# shellcheck disable=SC2086 # args is a list of words
+	if [ -n "$5" ]; then
+		ip netns exec "$5" tc qdisc add dev "$1" root netem $args limit 100000
+	else
+		tc qdisc add dev "$1" root netem $args limit 100000
+	fi || { cluster_log "tc netem on $1 ${5:+in $5 }failed: $args"; return 1; }
+}
+
+# Connect client I to the export as /dev/nbdI (ioctl mode, 4 KiB blocks).
+cluster_client_connect() { # i
+	local ns=cl$1 i
+	ip netns exec "$ns" nbd-client -N "$CLUSTER_NAME" "10.77.$1.1" "$CLUSTER_PORT" \
+		"/dev/nbd$1" -b 4096 -L >"$CLUSTER_DIR/nbd-client.$1.log" 2>&1 ||
+		{ cat "$CLUSTER_DIR/nbd-client.$1.log" >&2; return 1; }
+	i=0
+	while [ "$(cat "/sys/block/nbd$1/size" 2>/dev/null || echo 0)" = 0 ] && [ $i -lt 50 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	[ "$(cat "/sys/block/nbd$1/size" 2>/dev/null || echo 0)" != 0 ] ||
+		{ cluster_log "/dev/nbd$1 did not come up"; return 1; }
+}
+
+# Run a command as client host I: in its namespace. The command's
+# processes are the host's (cluster_client_kill ends them).
+cluster_on() { # i command...
+	local ns=cl$1
+	shift
+	ip netns exec "$ns" "$@"
+}
+
+# A client host dies: every process in its namespace (its jobs and its
+# nbd-client) is killed at once.
+cluster_client_kill() { # i
+	local pids
+	pids=$(ip netns pids "cl$1")
+	# shellcheck disable=SC2086 # a list of pids
+	[ -z "$pids" ] || kill -9 $pids
+}
+
+# The device's settings from "fnblkctl -j dev show" as fnblk-fleet
+# --param options (fnblk-fleet reads them only from a local /dev/fnblkN),
+# so every host's events carry them for fnblk-analyze and fnblk-sim.
+cluster_fleet_params() { # dev.json
+	local kv name rest field unit v
+	for kv in bw:bw fn:fn latency:latency_ns:ns overhead:overhead:B \
+		grace:grace_ns:ns policy:policy users:users key:key; do
+		name=${kv%%:*}
+		rest=${kv#*:}
+		field=${rest%%:*}
+		unit=${rest#"$field"}
+		unit=${unit#:}
+		v=$(fnblkctl json "$field" <"$1") || return 1
+		printf -- '--param %s=%s%s ' "$name" "$v" "$unit"
+	done
+}
+
+# fnblk-fleet on every client host at once, against its /dev/nbdI, "%h"
+# in an argument replaced by the host's number. Host I leaves
+# OUT/hostI/events.csv, fleet.json (the summary), fleet.err and rc.
+# Returns how many hosts' fleets failed.
+cluster_run_fleets() { # hosts out fleet-args...
+	local nh=$1 fo=$2 i bad
+	shift 2
+	i=0
+	while [ $i -lt "$nh" ]; do
+		mkdir -p "$fo/host$i"
+		rm -f "$fo/host$i/rc"
+		(
+			for a in "$@"; do
+				shift
+				set -- "$@" "$(echo "$a" | sed "s/%h/$i/g")"
+			done
+			cluster_on $i fnblk-fleet -j --param host=$i --param hosts="$nh" "$@" \
+				-o "$fo/host$i/events.csv" "/dev/nbd$i" >"$fo/host$i/fleet.json" \
+				2>"$fo/host$i/fleet.err"
+			echo $? >"$fo/host$i/rc"
+		) &
+		i=$((i + 1))
+	done
+	# Not "wait": the caller may have other children (a monitor).
+	bad=0
+	i=0
+	while [ $i -lt "$nh" ]; do
+		while [ ! -s "$fo/host$i/rc" ]; do sleep 0.2; done
+		[ "$(cat "$fo/host$i/rc")" = 0 ] || bad=$((bad + 1))
+		i=$((i + 1))
+	done
+	return $bad
+}
+
+# After a run: the device's counters and users, and the serving
+# processes, into DIR.
+cluster_storage_collect() { # dev dir
+	fnblkctl -j stats "$1" >"$2/stats.json"
+	fnblkctl -j users "$1" >"$2/users.json"
+	cluster_server_children >"$2/servers"
+}
+
+# The link whose MAC address is MAC, or nothing.
+cluster_link_by_mac() { # mac
+	local l
+	for l in /sys/class/net/*; do
+		[ "$(cat "$l/address" 2>/dev/null)" = "$1" ] && { echo "${l##*/}"; return 0; }
+	done
+	return 1
+}
+
+# Disconnect every client, remove the namespaces, stop nbd-server.
+cluster_teardown() {
+	local d ns p
+	for d in /sys/block/nbd*; do
+		[ -e "$d/pid" ] || continue
+		nbd-client -L -d "/dev/${d##*/}" >/dev/null 2>&1
+	done
+	for ns in $(ip netns list | awk '/^cl[0-9]/ { print $1 }'); do
+		cluster_client_kill "${ns#cl}"
+		ip netns del "$ns"
+	done
+	p=$(cluster_server_pid)
+	[ -z "$p" ] || kill "$p" 2>/dev/null
+	rm -f "$CLUSTER_DIR/nbd-server.pid"
+	return 0
+}
