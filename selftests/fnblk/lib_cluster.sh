@@ -20,6 +20,25 @@
 # waits. CLUSTER_EXPORT=buffered keeps nbd-server's default, to show the
 # difference.
 
+# busybox's sh runs its own ip and tc applets before any program in PATH,
+# and they have no netns or netem: iproute2's, which the test VM carries
+# (scripts/mkinitramfs), are called through these functions.
+cluster_iproute2() { # name: the first non-busybox one in the system dirs
+	local d
+	for d in /usr/sbin /usr/bin /sbin /bin; do
+		[ -x "$d/$1" ] || continue
+		case $(readlink -f "$d/$1") in
+		*/busybox) ;;
+		*) echo "$d/$1"; return 0 ;;
+		esac
+	done
+	return 1
+}
+CLUSTER_IP=$(cluster_iproute2 ip) || CLUSTER_IP=ip
+CLUSTER_TC=$(cluster_iproute2 tc) || CLUSTER_TC=tc
+ip() { "$CLUSTER_IP" "$@"; }
+tc() { "$CLUSTER_TC" "$@"; }
+
 CLUSTER_PORT=10809
 CLUSTER_EXPORT=${CLUSTER_EXPORT:-sync}
 CLUSTER_DIR=${CLUSTER_DIR:-/tmp/cluster}
