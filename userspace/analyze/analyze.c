@@ -111,7 +111,7 @@ static const struct cli_option analysis_options[] = {
 	  .help = "regress the gap's step on the gap over the return maps of "
 		  "every EVENTS file together, and print only that" },
 	{ .name = "hosts", .type = CLI_FLAG, .var = &args.hosts,
-	  .help = "the EVENTS files are the hosts of one run on several hosts: "
+	  .help = "the EVENTS files are the hosts of one run (scripts/cluster): "
 		  "merge them, jobs numbered host by host and each file's times "
 		  "moved by its clock_offset_ns param, analyse the whole, and "
 		  "add how many hosts wrote at once and each host's writes" },
@@ -152,7 +152,7 @@ static const struct cli_program prog = {
 		 "order parameter, start-interval ratios and write slowdown.\n"
 		 "\n"
 		 "With --hosts: the files of one run's hosts, merged into one "
-		 "fleet.\n"
+		 "fleet (Documentation/cluster.rst).\n"
 		 "\n"
 		 "With --pool: one regression of the phase gap's step on the "
 		 "gap, with standard errors, pooled over the return maps of "

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * fnblk-clock: how far apart two hosts' CLOCK_MONOTONIC are, for merging
- * the event files of a run on several hosts (fnblk-analyze --hosts).
- * One host serves its clock over UDP; the
+ * the event files of a run on several hosts (scripts/cluster,
+ * Documentation/cluster.rst). One host serves its clock over UDP; the
  * other sends probes stamped with its own clock and takes, from the probe
  * with the shortest round trip, offset = server - (sent + received) / 2,
  * which is off by at most half that round trip.

@@ -1,16 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * One run on several hosts: each client host's fleet
+ * One run on several hosts (scripts/cluster): each client host's fleet
  * writes its own event file on its own clock. Merging them gives one
  * fleet whose jobs are numbered host by host (host 0's jobs first), with
  * every host's times moved onto the first host's clock, so the analysis
  * of one file applies to the whole cluster; and the hosts' own view:
  * how many hosts write at once.
  *
- * A host file's "# param clock_offset_ns=D" (signed ns, as fnblk-clock
+ * A host file's "# param clock_offset_ns=D" (signed ns, scripts/cluster
  * measures it) is added to its times. The merged set carries
  * "# param host_jobs=J0,J1,..." (jobs per host), so a merged file read
- * back still knows its hosts (Documentation/events-format.rst).
+ * back still knows its hosts. Documentation/cluster.rst.
  */
 #ifndef FNBLK_HOSTS_H
 #define FNBLK_HOSTS_H
