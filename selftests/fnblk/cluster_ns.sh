@@ -30,8 +30,8 @@ ip netns add cluster-probe 2>/dev/null || skip_all "no network namespaces"
 ip netns del cluster-probe
 
 echo "TAP version 13"
-BW_MIB=12		# B: slow enough for TCG, where every byte is copied 5 times
-SIZE_MIB=12		# each host's write
+BW_MIB=6		# B: slow enough for TCG, where every byte is copied 5 times
+SIZE_MIB=6		# each host's write
 REGION_MIB=32		# host I writes at I * REGION_MIB
 TMP=$(mktemp -d /tmp/cluster_ns.XXXXXX)
 CLUSTER_DIR=$TMP/cluster
@@ -103,6 +103,10 @@ echo "# device: peak n $peak, kernel-thread bytes $(jget kthread_bytes "$TMP/sta
 check_eq "the device counted 3 users at once (n = hosts)" "$peak" 3
 check_eq "nothing reached the device from a kernel thread (no flusher)" \
 	"$(jget kthread_bytes "$TMP/stats.json")" 0
+# The buffered export fails this one: its writes were still in the
+# storage host's page cache when the hosts' writes completed.
+check_eq "every host's bytes had reached the device when its write completed" \
+	"$(jget write_bytes "$TMP/stats.json")" $((3 * SIZE_MIB << 20))
 # Users that wrote: key, bytes. Each must be a serving process with a
 # third of the bytes.
 nr=$(jget '#' "$TMP/users.json")
@@ -118,19 +122,34 @@ check_eq "three users wrote" "$(wc -l <"$TMP/writers")" 3
 check "every user that wrote is a serving nbd-server process" \
 	awk 'NR == FNR { s[$1] = 1; next } !($1 in s) { bad = 1 } END { exit bad }' \
 	"$TMP/servers" "$TMP/writers"
-check "each user wrote one host's bytes (within 25 %)" \
-	awk -v m=$((SIZE_MIB << 20)) '$2 < 0.75 * m || $2 > 1.25 * m { bad = 1 } END { exit bad }' \
+# Not exactly its own: fsync(2) on the device writes back every dirty
+# page, so a serving process also submits pages another host's process
+# dirtied a moment before (Documentation/cluster.rst); 21-27 % off seen.
+check "each user wrote one host's bytes (within 40 %)" \
+	awk -v m=$((SIZE_MIB << 20)) '$2 < 0.6 * m || $2 > 1.4 * m { bad = 1 } END { exit bad }' \
 	"$TMP/writers"
 for i in 0 1 2; do
 	check "host $i's data read back on the storage host" readback_ok $i "$TMP/pattern.$i"
 done
 
-# 2. Host 1 dies mid-write: the others complete, with their data.
+# 2. Host 1 dies mid-write: the others complete, with their data. Host 1
+# writes three times as much, and is killed once its write is in flight.
 for i in 0 1 2; do
-	head -c $((SIZE_MIB << 20)) /dev/urandom >"$TMP/second.$i"
+	n_mib=$SIZE_MIB
+	[ $i = 1 ] && n_mib=$((3 * SIZE_MIB))
+	head -c $((n_mib << 20)) /dev/urandom >"$TMP/second.$i"
+done
+for i in 0 1 2; do
 	host_write $i "$TMP/second.$i" &
 done
-sleep 1.5
+# /sys/block/nbd1/inflight: reads and writes in flight.
+i=0
+while [ "$(awk '{ print $2 }' /sys/block/nbd1/inflight)" = 0 ] && [ $i -lt 100 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+check "host 1 is writing (a write in flight on /dev/nbd1)" [ $i -lt 100 ]
+sleep 0.5
 cluster_client_kill 1
 wait
 for i in 0 2; do

@@ -80,7 +80,9 @@ check "three subsystems export /dev/$dev" [ -L "$CFG/ports/1/subsystems/fnblk-ho
 up=0
 for i in 0 1 2; do
 	cluster_client_add $i || break
-	cluster_on $i sh -c "echo transport=tcp,traddr=10.77.$i.1,trsvcid=4420,nqn=fnblk-host$i,hostnqn=nqn.2026-12.fnblk:host$i >/dev/nvme-fabrics" &&
+	# A host id of its own: the fabrics layer refuses a host NQN that
+	# comes with another host's id (EINVAL, "found same hostid").
+	cluster_on $i sh -c "echo transport=tcp,traddr=10.77.$i.1,trsvcid=4420,nqn=fnblk-host$i,hostnqn=nqn.2026-12.fnblk:host$i,hostid=6e6f6e65-0000-4000-8000-00000000000$i >/dev/nvme-fabrics" &&
 		up=$((up + 1))
 done
 check_eq "three hosts connected over NVMe/TCP" $up 3
@@ -103,7 +105,13 @@ for c in /sys/class/nvme/nvme*; do
 	case $h in
 	fnblk-host*)
 		n=$(ls -d "$c"/nvme*n1 2>/dev/null | head -1)
-		[ -n "$n" ] && echo "${h#fnblk-host} /dev/${n##*/}" >>"$TMP/devs" ;;
+		n=${n##*/}
+		# With native multipath the controller's path is nvmeScCnN,
+		# hidden; its disk is the subsystem's nvmeSnN.
+		case $n in
+		nvme*c*n*) n=$(echo "$n" | sed 's/c[0-9]*n/n/') ;;
+		esac
+		[ -n "$n" ] && [ -b "/dev/$n" ] && echo "${h#fnblk-host} /dev/$n" >>"$TMP/devs" ;;
 	esac
 done
 sed 's/^/# host, device: /' "$TMP/devs"
