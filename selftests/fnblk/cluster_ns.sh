@@ -47,7 +47,6 @@ cleanup() {
 trap cleanup EXIT
 
 jget() { fnblkctl json "$1" <"$2"; }
-now() { cut -d' ' -f1 /proc/uptime; }
 
 dev=$(fnblkctl dev add size 128MiB bw ${BW_MIB}MiB/s fn constant key tgid policy anon) ||
 	{ echo "1..0 # SKIP cannot add a fnblk device"; exit $KSFT_SKIP; }
@@ -65,12 +64,8 @@ check_eq "nbd-server serves each connection from its own process" \
 for i in 0 1 2; do
 	head -c $((SIZE_MIB << 20)) /dev/urandom >"$TMP/pattern.$i"
 done
-host_write() { # i pattern-file: leaves rc and seconds in $TMP/write.I
-	t0=$(now)
-	cluster_on "$1" dd if="$2" of="/dev/nbd$1" bs=1M seek=$(($1 * REGION_MIB)) \
-		oflag=direct conv=fsync 2>"$TMP/dd.$1"
-	rc=$?
-	echo "$rc $(awk -v a="$t0" -v b="$(now)" 'BEGIN { print b - a }')" >"$TMP/write.$1"
+host_write() { # i pattern-file: leaves "rc seconds" in $TMP/write.I
+	cluster_timed_write "$1" "$2" $(($1 * REGION_MIB)) "$TMP/write.$1"
 }
 # What the storage host reads back at host I's region equals FILE.
 readback_ok() { # i file
@@ -89,13 +84,13 @@ fnblkctl -j users "$dev" >"$TMP/users.json"
 cluster_server_children >"$TMP/servers"
 for i in 0 1 2; do
 	read -r rc secs <"$TMP/write.$i"
-	[ "$rc" -eq 0 ] || sed 's/^/# /' "$TMP/dd.$i"
+	[ "$rc" -eq 0 ] || sed 's/^/# /' "$TMP/write.$i.dd"
 	check_eq "host $i: its write succeeds" "$rc" 0
 	# f(3) * B / 3 with f constant: B/3. Loose: TCG, and the hosts do
 	# not start at the same instant.
 	rate=$(awk -v s="$secs" -v m=$SIZE_MIB 'BEGIN { printf "%.2f", m / s }')
 	echo "# host $i: $SIZE_MIB MiB in $secs s = $rate MiB/s (B/3 = $((BW_MIB / 3)))"
-	check "host $i gets about f(3)*B/3 (0.6-1.5 x)" \
+	check_timing "host $i gets about f(3)*B/3 (0.6-1.5 x)" \
 		awk -v r="$rate" -v b=$BW_MIB 'BEGIN { exit !(r >= 0.6 * b / 3 && r <= 1.5 * b / 3) }'
 done
 peak=$(jget peak_active "$TMP/stats.json")
@@ -107,17 +102,10 @@ check_eq "nothing reached the device from a kernel thread (no flusher)" \
 # storage host's page cache when the hosts' writes completed.
 check_eq "every host's bytes had reached the device when its write completed" \
 	"$(jget write_bytes "$TMP/stats.json")" $((3 * SIZE_MIB << 20))
-# Users that wrote: key, bytes. Each must be a serving process with a
-# third of the bytes.
-nr=$(jget '#' "$TMP/users.json")
-: >"$TMP/writers"
-k=0
-while [ $k -lt "${nr:-0}" ]; do
-	w=$(jget $k.write_bytes "$TMP/users.json")
-	[ "${w:-0}" -gt 0 ] && echo "$(jget $k.key "$TMP/users.json") $w" >>"$TMP/writers"
-	k=$((k + 1))
-done
-sed 's/^/# writer (tgid bytes): /' "$TMP/writers"
+# Users that wrote: key, kernel thread or not, bytes. Each must be a
+# serving process with about a third of the bytes.
+cluster_writers "$TMP/users.json" >"$TMP/writers"
+sed 's/^/# writer (tgid kthread bytes): /' "$TMP/writers"
 check_eq "three users wrote" "$(wc -l <"$TMP/writers")" 3
 check "every user that wrote is a serving nbd-server process" \
 	awk 'NR == FNR { s[$1] = 1; next } !($1 in s) { bad = 1 } END { exit bad }' \
@@ -126,7 +114,7 @@ check "every user that wrote is a serving nbd-server process" \
 # page, so a serving process also submits pages another host's process
 # dirtied a moment before (Documentation/cluster.rst); 21-27 % off seen.
 check "each user wrote one host's bytes (within 40 %)" \
-	awk -v m=$((SIZE_MIB << 20)) '$2 < 0.6 * m || $2 > 1.4 * m { bad = 1 } END { exit bad }' \
+	awk -v m=$((SIZE_MIB << 20)) '$3 < 0.6 * m || $3 > 1.4 * m { bad = 1 } END { exit bad }' \
 	"$TMP/writers"
 for i in 0 1 2; do
 	check "host $i's data read back on the storage host" readback_ok $i "$TMP/pattern.$i"

@@ -211,6 +211,100 @@ cluster_run_fleets() { # hosts out fleet-args...
 	return $bad
 }
 
+# Client host I writes FILE to DEV (its /dev/nbdI by default) with O_DIRECT
+# at SEEK MiB, timed: "rc seconds" into OUT, dd's messages into OUT.dd.
+cluster_timed_write() { # i file seek_mib out [dev]
+	local t0 rc
+	t0=$(cut -d' ' -f1 /proc/uptime)
+	cluster_on "$1" dd if="$2" of="${5:-/dev/nbd$1}" bs=1M seek="$3" \
+		oflag=direct conv=fsync 2>"$4.dd"
+	rc=$?
+	echo "$rc $(awk -v a="$t0" -v b="$(cut -d' ' -f1 /proc/uptime)" 'BEGIN { print b - a }')" >"$4"
+}
+
+# The users of "fnblkctl -j users" that wrote: "key kthread bytes" a line.
+cluster_writers() { # users.json
+	local k nr w
+	nr=$(fnblkctl json '#' <"$1") || return 1
+	k=0
+	while [ $k -lt "$nr" ]; do
+		w=$(fnblkctl json $k.write_bytes <"$1")
+		[ "${w:-0}" -gt 0 ] &&
+			echo "$(fnblkctl json $k.key <"$1") $(fnblkctl json $k.kthread <"$1") $w"
+		k=$((k + 1))
+	done
+	return 0
+}
+
+# The kernel's NVMe/TCP target instead of nbd-server: DEV exported on port
+# 4420 by one subsystem per host (fnblk-hostI; one shared subsystem would
+# be one multipath device), every one with the same fnblk device.
+CLUSTER_NVMET=/sys/kernel/config/nvmet
+cluster_nvmet_export() { # dev hosts
+	local i s
+	mkdir "$CLUSTER_NVMET/ports/1" &&
+		echo tcp >"$CLUSTER_NVMET/ports/1/addr_trtype" &&
+		echo ipv4 >"$CLUSTER_NVMET/ports/1/addr_adrfam" &&
+		echo 0.0.0.0 >"$CLUSTER_NVMET/ports/1/addr_traddr" &&
+		echo 4420 >"$CLUSTER_NVMET/ports/1/addr_trsvcid" || return 1
+	i=0
+	while [ $i -lt "$2" ]; do
+		s=$CLUSTER_NVMET/subsystems/fnblk-host$i
+		mkdir "$s" && echo 1 >"$s/attr_allow_any_host" &&
+			mkdir "$s/namespaces/1" &&
+			echo "$1" >"$s/namespaces/1/device_path" &&
+			echo 1 >"$s/namespaces/1/enable" &&
+			ln -s "$s" "$CLUSTER_NVMET/ports/1/subsystems/fnblk-host$i" || return 1
+		i=$((i + 1))
+	done
+}
+
+# Client host I connects to its subsystem from its namespace, with a host
+# id of its own: the fabrics layer refuses a host NQN that comes with
+# another host's id (EINVAL, "found same hostid").
+cluster_nvmet_connect() { # i
+	cluster_on "$1" sh -c "echo transport=tcp,traddr=10.77.$1.1,trsvcid=4420,nqn=fnblk-host$1,hostnqn=nqn.2026-12.fnblk:host$1,hostid=6e6f6e65-0000-4000-8000-$(printf %012d "$1") >/dev/nvme-fabrics"
+}
+
+# "I /dev/nvmeXnY" for each connected host whose disk is there.
+cluster_nvmet_devs() {
+	local c h n
+	for c in /sys/class/nvme/nvme*; do
+		h=$(cat "$c/subsysnqn" 2>/dev/null)
+		case $h in
+		fnblk-host*) ;;
+		*) continue ;;
+		esac
+		n=$(ls -d "$c"/nvme*n1 2>/dev/null | head -1)
+		n=${n##*/}
+		# With native multipath the controller's path is nvmeScCnN,
+		# hidden; its disk is the subsystem's nvmeSnN.
+		case $n in
+		nvme*c*n*) n=$(echo "$n" | sed 's/c[0-9]*n/n/') ;;
+		esac
+		[ -n "$n" ] && [ -b "/dev/$n" ] && echo "${h#fnblk-host} /dev/$n"
+	done
+	return 0
+}
+
+# Disconnect the hosts' controllers and remove the target's configuration.
+cluster_nvmet_teardown() {
+	local c s
+	for c in /sys/class/nvme/nvme*; do
+		case $(cat "$c/subsysnqn" 2>/dev/null) in
+		fnblk-host*) echo 1 >"$c/delete_controller" ;;
+		esac
+	done
+	rm -f "$CLUSTER_NVMET"/ports/1/subsystems/* 2>/dev/null
+	rmdir "$CLUSTER_NVMET/ports/1" 2>/dev/null
+	for s in "$CLUSTER_NVMET"/subsystems/fnblk-host*; do
+		[ -d "$s" ] || continue
+		echo 0 >"$s/namespaces/1/enable" 2>/dev/null
+		rmdir "$s/namespaces/1" "$s" 2>/dev/null
+	done
+	return 0
+}
+
 # After a run: the device's counters and users, and the serving
 # processes, into DIR.
 cluster_storage_collect() { # dev dir
