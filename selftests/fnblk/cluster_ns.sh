@@ -33,23 +33,7 @@ echo "TAP version 13"
 BW_MIB=6		# B: slow enough for TCG, where every byte is copied 5 times
 SIZE_MIB=6		# each host's write
 REGION_MIB=32		# host I writes at I * REGION_MIB
-TMP=$(mktemp -d /tmp/cluster_ns.XXXXXX)
-CLUSTER_DIR=$TMP/cluster
-dev=
-cleanup() {
-	cluster_teardown
-	if [ $failed -ne 0 ] && [ -d /results ]; then
-		mkdir -p /results/cluster_ns && cp -r "$TMP"/* /results/cluster_ns/
-	fi
-	[ -n "$dev" ] && fnblkctl dev del "$dev" 2>/dev/null
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-
-jget() { fnblkctl json "$1" <"$2"; }
-
-dev=$(fnblkctl dev add size 128MiB bw ${BW_MIB}MiB/s fn constant key tgid policy anon) ||
-	{ echo "1..0 # SKIP cannot add a fnblk device"; exit $KSFT_SKIP; }
+cluster_test_begin cluster_ns $BW_MIB
 cluster_log "export $CLUSTER_EXPORT of /dev/$dev, B = $BW_MIB MiB/s"
 check "nbd-server exports /dev/$dev" cluster_storage_start "/dev/$dev"
 up=0

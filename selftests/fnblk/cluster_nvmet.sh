@@ -28,23 +28,7 @@ modprobe -q veth 2>/dev/null
 echo "TAP version 13"
 BW_MIB=12
 SIZE_MIB=8
-TMP=$(mktemp -d /tmp/cluster_nvmet.XXXXXX)
-CLUSTER_DIR=$TMP/cluster
-dev=
-cleanup() {
-	cluster_nvmet_teardown
-	cluster_teardown
-	if [ $failed -ne 0 ] && [ -d /results ]; then
-		mkdir -p /results/cluster_nvmet && cp -r "$TMP"/* /results/cluster_nvmet/
-	fi
-	[ -n "$dev" ] && fnblkctl dev del "$dev" 2>/dev/null
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-jget() { fnblkctl json "$1" <"$2"; }
-
-dev=$(fnblkctl dev add size 128MiB bw ${BW_MIB}MiB/s fn constant key tgid policy anon) ||
-	{ echo "1..0 # SKIP cannot add a fnblk device"; exit $KSFT_SKIP; }
+cluster_test_begin cluster_nvmet $BW_MIB
 check "nvmet-tcp exports /dev/$dev to three subsystems on port 4420" \
 	cluster_nvmet_export "/dev/$dev" 3
 

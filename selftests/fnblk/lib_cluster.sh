@@ -305,6 +305,30 @@ cluster_nvmet_teardown() {
 	return 0
 }
 
+# The selftests' frame (after lib_tap.sh): a scratch directory $TMP, a
+# fnblk device $dev of BW MiB/s (f constant, key tgid, policy anon), and
+# at exit every host and export torn down, the device deleted and, if a
+# check failed, the scratch directory kept in /results/NAME.
+cluster_test_begin() { # name bw_mib
+	CLUSTER_TEST=$1
+	TMP=$(mktemp -d "/tmp/$1.XXXXXX")
+	CLUSTER_DIR=$TMP/cluster
+	dev=
+	trap cluster_test_end EXIT
+	dev=$(fnblkctl dev add size 128MiB bw "$2MiB/s" fn constant key tgid policy anon) ||
+		skip_all "cannot add a fnblk device"
+}
+cluster_test_end() {
+	cluster_nvmet_teardown
+	cluster_teardown
+	if [ "$failed" -ne 0 ] && [ -d /results ]; then
+		mkdir -p "/results/$CLUSTER_TEST" && cp -r "$TMP"/* "/results/$CLUSTER_TEST/"
+	fi
+	[ -n "$dev" ] && fnblkctl dev del "$dev" 2>/dev/null
+	rm -rf "$TMP"
+}
+jget() { fnblkctl json "$1" <"$2"; }
+
 # After a run: the device's counters and users, and the serving
 # processes, into DIR.
 cluster_storage_collect() { # dev dir
