@@ -15,6 +15,15 @@
  * The channel thread also finishes what completes: a read's blocks are
  * mapped into the region (UFFDIO_COPY, which wakes the waiting threads),
  * a write's pieces release their shadows and tickets.
+ *
+ * With FNMAP_CFG_DIRECT (opt-in until measured in the guest) a fault
+ * thread has a ring of its own (a "direct" channel, no thread): it
+ * submits the demand reads it queued and finishes them itself. The
+ * hand-off to a channel thread is a wake-up per miss (1.6-2 ms of a miss
+ * in the TCG guest, where a wake-up of an idle vCPU waits for the host);
+ * channel threads keep prefetches, writes and what a full ring or the
+ * cache's admission left queued. io_uring completes a read in the task
+ * that submitted it, so the submitter must be the one that reaps.
  */
 #include <errno.h>
 #include <limits.h>
@@ -44,6 +53,7 @@ struct channel {
 	struct io *free_ios;
 	_Atomic unsigned int inflight;
 	unsigned int depth;
+	bool direct;		/* a fault thread's ring: demand reads only */
 };
 
 static unsigned int max_pieces(const struct fnmap_config *cfg)
@@ -58,6 +68,18 @@ static void io_free_arrays(struct io *io)
 	free(io->iov);
 	free(io->pieces);
 	free(io->bufs);
+}
+
+static void channel_free_ios(struct channel *ch)
+{
+	unsigned int k;
+
+	if (!ch->ios)
+		return;
+	for (k = 0; k < ch->depth; k++)
+		io_free_arrays(&ch->ios[k]);
+	free(ch->ios);
+	ch->ios = NULL;
 }
 
 static int channel_alloc_ios(struct channel *ch, unsigned int n,
@@ -168,6 +190,8 @@ static void complete(struct channel *ch, struct io *io)
 	io->next_free = ch->free_ios;
 	ch->free_ios = io;
 	atomic_fetch_sub(&ch->inflight, 1);
+	if (ch->direct)
+		atomic_fetch_sub(&rt->direct_inflight, 1);
 }
 
 /* One request, synchronously: the psync engine, and retries. */
@@ -226,11 +250,13 @@ static void fill_ring(struct channel *ch)
 	while (ch->free_ios && !atomic_load(&ch->rt->stopping)) {
 		struct io_uring_sqe *sqe;
 
-		io = queue_take(ch->rt, ch->free_ios);
+		io = queue_take(ch->rt, ch->free_ios, ch->direct);
 		if (!io)
 			break;
 		ch->free_ios = io->next_free;
 		atomic_fetch_add(&ch->inflight, 1);
+		if (ch->direct)
+			atomic_fetch_add(&ch->rt->direct_inflight, 1);
 		account_submit(ch, io);
 		sqe = io_uring_get_sqe(&ch->ring);
 		if (!sqe) {
@@ -247,12 +273,36 @@ static void fill_ring(struct channel *ch)
 	}
 }
 
+/* Finish every completion in the ring (a kick re-arms its poll); how
+ * many requests completed. */
+static unsigned int reap(struct channel *ch)
+{
+	struct io_uring_cqe *cqe;
+	unsigned int head, seen = 0;
+
+	io_uring_for_each_cqe(&ch->ring, head, cqe) {
+		uint64_t tag = io_uring_cqe_get_data64(cqe);
+
+		seen++;
+		if (tag == WAKE_TAG) {
+			rearm_wake(ch);
+			continue;
+		}
+		struct io *io = (struct io *)(uintptr_t)tag;
+
+		io->res = cqe->res;
+		if (io->res < 0)
+			retry_failed(io);
+		complete(ch, io);
+	}
+	io_uring_cq_advance(&ch->ring, seen);
+	return seen;
+}
+
 static void *uring_loop(struct channel *ch)
 {
 	arm_wake(ch);
 	while (!atomic_load(&ch->rt->stopping)) {
-		struct io_uring_cqe *cqe;
-		unsigned int head, seen = 0;
 		int r;
 
 		fill_ring(ch);
@@ -261,22 +311,7 @@ static void *uring_loop(struct channel *ch)
 			rt_log("io_uring_submit_and_wait: %s", strerror(-r));
 			break;
 		}
-		io_uring_for_each_cqe(&ch->ring, head, cqe) {
-			uint64_t tag = io_uring_cqe_get_data64(cqe);
-
-			seen++;
-			if (tag == WAKE_TAG) {
-				rearm_wake(ch);
-				continue;
-			}
-			struct io *io = (struct io *)(uintptr_t)tag;
-
-			io->res = cqe->res;
-			if (io->res < 0)
-				retry_failed(io);
-			complete(ch, io);
-		}
-		io_uring_cq_advance(&ch->ring, seen);
+		reap(ch);
 	}
 	return NULL;
 }
@@ -286,7 +321,7 @@ static void *psync_loop(struct channel *ch)
 	struct pollfd pfd = { .fd = ch->efd, .events = POLLIN };
 
 	while (!atomic_load(&ch->rt->stopping)) {
-		struct io *io = queue_take(ch->rt, ch->free_ios);
+		struct io *io = queue_take(ch->rt, ch->free_ios, false);
 		uint64_t v;
 
 		if (!io) {
@@ -362,7 +397,7 @@ fail:
 
 void channels_stop(struct fnmap_runtime *rt)
 {
-	unsigned int i, k;
+	unsigned int i;
 
 	if (!rt->channels)
 		return;
@@ -380,11 +415,7 @@ void channels_stop(struct fnmap_runtime *rt)
 			io_uring_queue_exit(&ch->ring);
 		if (ch->efd >= 0)
 			close(ch->efd);
-		if (ch->ios) {
-			for (k = 0; k < ch->depth; k++)
-				io_free_arrays(&ch->ios[k]);
-			free(ch->ios);
-		}
+		channel_free_ios(ch);
 	}
 	free(rt->channels);
 	rt->channels = NULL;
@@ -412,7 +443,7 @@ void channels_kick(struct fnmap_runtime *rt)
 
 unsigned int channels_inflight(struct fnmap_runtime *rt)
 {
-	unsigned int i, n = 0;
+	unsigned int i, n = atomic_load(&rt->direct_inflight);
 
 	for (i = 0; i < rt->nchannels; i++)
 		n += atomic_load(&rt->channels[i].inflight);
@@ -422,4 +453,77 @@ unsigned int channels_inflight(struct fnmap_runtime *rt)
 const char *channels_engine(struct fnmap_runtime *rt)
 {
 	return rt->nchannels && rt->channels[0].uring ? "io_uring" : "psync";
+}
+
+/* ---- A fault thread's own ring ------------------------------------------ */
+
+struct channel *direct_ring_open(struct fnmap_runtime *rt)
+{
+	struct channel *ch;
+
+	if (!rt->nchannels || !rt->channels[0].uring ||
+	    !(rt->cfg.flags & FNMAP_CFG_DIRECT))
+		return NULL;
+	ch = calloc(1, sizeof(*ch));
+	if (!ch)
+		return NULL;
+	ch->rt = rt;
+	ch->efd = -1;
+	ch->direct = true;
+	ch->depth = rt->cfg.queue_depth;
+	if (channel_alloc_ios(ch, ch->depth, max_pieces(&rt->cfg)) ||
+	    io_uring_queue_init(ch->depth, &ch->ring, 0)) {
+		/* The channel threads serve this fault thread's misses. */
+		channel_free_ios(ch);
+		free(ch);
+		return NULL;
+	}
+	ch->uring = true;
+	return ch;
+}
+
+int direct_ring_fd(const struct channel *ch)
+{
+	return ch->ring.ring_fd;
+}
+
+void direct_ring_submit(struct channel *ch)
+{
+	int r;
+
+	fill_ring(ch);
+	if (!io_uring_sq_ready(&ch->ring))
+		return;
+	/* Refused now (-EAGAIN, -EBUSY): the fault thread's loop submits
+	 * again within a millisecond (direct_ring_pending()). */
+	r = io_uring_submit(&ch->ring);
+	if (r < 0 && r != -EINTR && r != -EAGAIN && r != -EBUSY)
+		rt_log("io_uring_submit: %s", strerror(-r));
+}
+
+bool direct_ring_pending(const struct channel *ch)
+{
+	return io_uring_sq_ready(&ch->ring) > 0;
+}
+
+unsigned int direct_ring_reap(struct channel *ch, bool wait)
+{
+	unsigned int n = 0;
+
+	for (;;) {
+		n += reap(ch);
+		if (!wait || !atomic_load(&ch->inflight))
+			return n;
+		io_uring_submit_and_wait(&ch->ring, 1);
+	}
+}
+
+void direct_ring_close(struct channel *ch)
+{
+	if (!ch)
+		return;
+	direct_ring_reap(ch, true);
+	io_uring_queue_exit(&ch->ring);
+	channel_free_ios(ch);
+	free(ch);
 }

@@ -29,6 +29,14 @@
  * No fault thread blocks on a block lock: a write fault on a block that
  * is being written back waits in that fault thread's deferred list and
  * is retried.
+ *
+ * With FNMAP_CFG_DIRECT a fault thread submits the demand reads it
+ * queued on a ring of its own and finishes them (UFFDIO_COPY) when they
+ * complete, so a miss needs no channel thread (channel.c); what its ring
+ * cannot take goes to the channels. The price: a read completes in the thread that submitted it,
+ * so a fill waits while its fault thread is asleep in a system call (the
+ * mmap lock of mincore() while other fills copy), as the faults of its
+ * batch always have.
  */
 #include <errno.h>
 #include <signal.h>
@@ -79,6 +87,7 @@ struct fault_thread {
 	struct fault_ctl *fc;
 	struct uffd_msg *deferred;
 	size_t ndeferred, deferred_cap;
+	struct channel *ring;	/* its own ring (NULL: channels only) */
 };
 
 static struct shard *shard_of(struct fault_ctl *fc, pid_t tid)
@@ -394,6 +403,29 @@ static void defer(struct fault_thread *ft, const struct uffd_msg *msg)
 	ft->deferred[ft->ndeferred++] = *msg;
 }
 
+/*
+ * Something is queued: demand reads on this thread's ring, then
+ * prefetches and what the ring, the staging bound or the cache's
+ * admission left to a channel. Again after this thread's reads complete:
+ * they gave back staging buffers a queued read may have waited for (a
+ * channel thread retries after its own completions, a fault thread must
+ * do the same).
+ */
+static void dispatch(struct fault_thread *ft)
+{
+	struct fnmap_runtime *rt = ft->rt;
+
+	if (ft->ring) {
+		direct_ring_submit(ft->ring);
+		if (direct_ring_reap(ft->ring, false)) {
+			direct_ring_submit(ft->ring);
+			direct_ring_reap(ft->ring, false);
+		}
+	}
+	if (!ft->ring || queue_pending(rt))
+		channels_kick(rt);
+}
+
 static void handle_batch(struct fault_thread *ft, struct uffd_msg *msgs,
 			 size_t n)
 {
@@ -414,7 +446,7 @@ static void handle_batch(struct fault_thread *ft, struct uffd_msg *msgs,
 	queue_hold_kicks(false);
 	pthread_rwlock_unlock(&rt->maps_lock);
 	if (queue_kick_due())
-		channels_kick(rt);
+		dispatch(ft);
 }
 
 static void *fault_main(void *arg)
@@ -422,7 +454,7 @@ static void *fault_main(void *arg)
 	struct fault_thread ft = { .rt = arg };
 	struct fnmap_runtime *rt = ft.rt;
 	struct uffd_msg msgs[BATCH];
-	struct epoll_event ev[2];
+	struct epoll_event ev[3];
 	sigset_t all;
 	int ep;
 
@@ -443,6 +475,13 @@ static void *fault_main(void *arg)
 			close(ep);
 		return NULL;
 	}
+	/* Readable when a read of its own ring completed. */
+	ft.ring = direct_ring_open(rt);
+	if (ft.ring && epoll_ctl(ep, EPOLL_CTL_ADD, direct_ring_fd(ft.ring),
+				 &(struct epoll_event){ .events = EPOLLIN })) {
+		direct_ring_close(ft.ring);
+		ft.ring = NULL;
+	}
 	while (!atomic_load(&rt->stopping)) {
 		ssize_t r;
 
@@ -458,9 +497,13 @@ static void *fault_main(void *arg)
 				free(d);
 			}
 		}
-		if (epoll_wait(ep, ev, 2, ft.ndeferred ? 1 : 250) < 0 &&
-		    errno != EINTR)
+		if (epoll_wait(ep, ev, 3, ft.ndeferred ||
+			       (ft.ring && direct_ring_pending(ft.ring)) ?
+			       1 : 250) < 0 && errno != EINTR)
 			rt_log("fault thread epoll_wait: %s", strerror(errno));
+		if (ft.ring && (direct_ring_reap(ft.ring, false) ||
+				direct_ring_pending(ft.ring)))
+			dispatch(&ft);
 		while ((r = read(rt->uffd.fd, msgs, sizeof(msgs))) > 0)
 			handle_batch(&ft, msgs, (size_t)r / sizeof(msgs[0]));
 		if (r < 0 && errno != EAGAIN && errno != EINTR) {
@@ -469,6 +512,7 @@ static void *fault_main(void *arg)
 		}
 		sweep(&ft);
 	}
+	direct_ring_close(ft.ring);
 	close(ep);
 	free(ft.deferred);
 	return NULL;

@@ -249,6 +249,7 @@ struct fnmap_runtime {
 	struct queue *queue;
 	struct channel *channels;
 	unsigned int nchannels;
+	_Atomic unsigned int direct_inflight;	/* at fault threads' rings */
 	struct staging *staging;
 	struct cache *cache;
 };
@@ -280,8 +281,10 @@ bool queue_kick_due(void);
 /* Queue a write piece; a copy of *r is kept. */
 void queue_write(struct fnmap_runtime *rt, const struct req *r);
 /* The next request for a channel, coalesced, with its buffers; NULL if
- * nothing may go now. */
-struct io *queue_take(struct fnmap_runtime *rt, struct io *io);
+ * nothing may go now. demand_only: only a read a thread waits for (a
+ * fault thread's own ring). */
+struct io *queue_take(struct fnmap_runtime *rt, struct io *io,
+		      bool demand_only);
 /* Drop m's queued reads (close); its writes stay queued. */
 void queue_forget(struct fnmap_runtime *rt, struct fnmap *m);
 /* A read of io finished: its prefetches no longer count as out. */
@@ -293,6 +296,22 @@ int channels_start(struct fnmap_runtime *rt);
 void channels_stop(struct fnmap_runtime *rt);
 /* Wake a channel with room: something was queued or freed. */
 void channels_kick(struct fnmap_runtime *rt);
+/*
+ * A fault thread's own ring (NULL without FNMAP_CFG_DIRECT, or where
+ * channels use psync or io_uring refuses): the thread submits the demand reads it queued and finishes
+ * them itself, which saves the hand-off to a channel thread (a wake-up
+ * per miss). Its descriptor is readable when something completed.
+ */
+struct channel *direct_ring_open(struct fnmap_runtime *rt);
+int direct_ring_fd(const struct channel *ch);
+/* Submit queued demand reads while the ring has room. */
+void direct_ring_submit(struct channel *ch);
+/* Something is in the ring that io_uring has not taken yet. */
+bool direct_ring_pending(const struct channel *ch);
+/* Finish what completed (wait: until nothing is in flight); how many
+ * requests did. */
+unsigned int direct_ring_reap(struct channel *ch, bool wait);
+void direct_ring_close(struct channel *ch);
 unsigned int channels_inflight(struct fnmap_runtime *rt);
 const char *channels_engine(struct fnmap_runtime *rt);
 

@@ -337,13 +337,21 @@ static struct io *take_write(struct queue *q, struct io *io, uint32_t first)
 	return io;
 }
 
-struct io *queue_take(struct fnmap_runtime *rt, struct io *io)
+struct io *queue_take(struct fnmap_runtime *rt, struct io *io,
+		       bool demand_only)
 {
 	struct queue *q = rt->queue;
 	struct fifo *d = &q->fifo[REQ_DEMAND], *w = &q->fifo[REQ_WRITE];
 	struct fifo *p = &q->fifo[REQ_PREFETCH];
 	struct io *got = NULL;
 
+	if (demand_only) {
+		pthread_mutex_lock(&q->lock);
+		if (d->head)
+			got = take_read(rt, q, io, d->head);
+		pthread_mutex_unlock(&q->lock);
+		return got;
+	}
 	pthread_mutex_lock(&q->lock);
 	if (w->head && (!d->head ||
 			node(q, w->head)->t_enq <= node(q, d->head)->t_enq))

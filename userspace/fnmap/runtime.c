@@ -109,6 +109,7 @@ static const struct {
 	{ "no-pressure", FNMAP_CFG_NO_PRESSURE },
 	{ "no-prefetch", FNMAP_CFG_NO_PREFETCH },
 	{ "psync", FNMAP_CFG_PSYNC },
+	{ "direct", FNMAP_CFG_DIRECT },
 };
 
 int rt_parse_size_env(const char *name, const char *value, uint64_t *v)
@@ -150,7 +151,7 @@ int fnmap_parse_flags(const char *s, unsigned int *flags)
 			return rt_fail(NULL, 0, EINVAL, "unknown runtime flag "
 					  "'%s' (no-coalesce, simple-cache, "
 					  "no-growth, no-pressure, no-prefetch, "
-					  "psync)", tok);
+					  "psync, direct)", tok);
 		f |= flag_names[i].flag;
 	}
 	*flags = f;

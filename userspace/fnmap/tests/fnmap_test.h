@@ -7,6 +7,7 @@
 #ifndef FNMAP_TEST_H
 #define FNMAP_TEST_H
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -134,6 +135,63 @@ static inline void runtime_with(uint64_t budget, unsigned int channels,
 		exit(1);
 	}
 	runtime_or_skip(&cfg);
+}
+
+/* Voluntary context switches of this process's threads called comm (the
+ * runtime names its own: fnmap-fault, fnmap-io, fnmap-evict): how often
+ * they went to sleep, i.e. were woken. */
+static inline uint64_t thread_switches(const char *comm)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	uint64_t n = 0;
+
+	while (d && (e = readdir(d))) {
+		char path[300], line[128];
+		unsigned long long v;
+		FILE *f;
+		bool ours = false;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/status",
+			 e->d_name);
+		f = fopen(path, "r");
+		while (f && fgets(line, sizeof(line), f)) {
+			if (!strncmp(line, "Name:\t", 6))
+				ours = !strncmp(line + 6, comm, strlen(comm)) &&
+				       line[6 + strlen(comm)] == '\n';
+			else if (ours && sscanf(line, "voluntary_ctxt_switches:"
+						" %llu", &v) == 1)
+				n += v;
+		}
+		if (f)
+			fclose(f);
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/* order[0..n) = 0..n-1 in an order made by seed (xorshift, Fisher-Yates). */
+static inline void shuffled(uint32_t *order, uint64_t n, uint64_t seed)
+{
+	uint64_t i;
+
+	for (i = 0; i < n; i++)
+		order[i] = (uint32_t)i;
+	for (i = n - 1; i > 0 && n; i--) {
+		uint64_t j;
+		uint32_t t;
+
+		seed ^= seed << 13;
+		seed ^= seed >> 7;
+		seed ^= seed << 17;
+		j = seed % (i + 1);
+		t = order[i];
+		order[i] = order[j];
+		order[j] = t;
+	}
 }
 
 #endif /* FNMAP_TEST_H */

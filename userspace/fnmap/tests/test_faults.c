@@ -12,6 +12,14 @@
  * FNMAP_FAULT_THREADS=1 it waits for the stalled call (the single fault
  * thread of the runtime before, where every fault queued behind the one
  * being handled).
+ *
+ * And, with FNMAP_CFG_DIRECT, no hand-off per miss: a fault thread
+ * submits the demand read it queued on its own ring and finishes it, so
+ * during a cold random sweep (no prefetch, no eviction) the channel
+ * threads sleep. Counted as their voluntary context switches
+ * (/proc/self/task/<tid>/status): the hand-off (the default, and every
+ * miss before the flag existed) wakes a channel thread per miss (a kick
+ * through an eventfd) and most sleep again waiting for the read.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -108,6 +116,50 @@ static double fault_during_stall(const char *path, bool *right)
 	return took;
 }
 
+/* A cold random sweep, one access per block: the channel threads' wake-
+ * ups per miss. */
+static void test_no_handoff(const char *path, uint64_t size)
+{
+	struct fnmap_options o = { .block_size = 64 << 10,
+				   .advice = FNMAP_ADV_RANDOM };
+	uint64_t n = size >> 16, i, bad = 0, sw;
+	uint32_t *order = malloc(n * sizeof(*order));
+	struct fnmap_stats st;
+	struct fnmap *m;
+
+	runtime_with(256 * MiB, 4, 8, FNMAP_CFG_NO_GROWTH | FNMAP_CFG_DIRECT);
+	m = fnmap_open(path, O_RDONLY, &o);
+	if (!m || !order) {
+		printf("Bail out! fnmap_open: %s\n", fnmap_errmsg());
+		exit(1);
+	}
+	fnmap_stats(m, &st);
+	if (strcmp(st.io_engine, "io_uring")) {
+		ok(true, "no hand-off per miss # SKIP io engine %s",
+		   st.io_engine);
+		fnmap_close(m);
+		free(order);
+		return;
+	}
+	shuffled(order, n, 0x9e3779b9);
+	sw = thread_switches("fnmap-io");
+	for (i = 0; i < n; i++) {
+		uint64_t off = (uint64_t)order[i] << 16;
+
+		bad += touch(m, off) != word_at(off, SEED);
+	}
+	sw = thread_switches("fnmap-io") - sw;
+	fnmap_stats(m, &st);
+	ok(!bad && st.fills == n, "direct: cold random sweep: %llu blocks read "
+	   "right (%llu fills)", (unsigned long long)n,
+	   (unsigned long long)st.fills);
+	ok(sw * 4 <= n, "direct: no hand-off per miss: the channel threads "
+	   "woke %llu times in %llu misses (at most a quarter)",
+	   (unsigned long long)sw, (unsigned long long)n);
+	fnmap_close(m);
+	free(order);
+}
+
 int main(void)
 {
 	const char *path = test_path("faults.dat");
@@ -115,7 +167,10 @@ int main(void)
 	bool right;
 	double took;
 
+	const char *sweep = test_path("sweep.dat");
+
 	make_file(path, 4 * MiB, SEED);
+	make_file(sweep, 16 * MiB, SEED);
 	unsetenv("FNMAP_FAULT_THREADS");
 	runtime_or_skip(NULL);
 	fnmap_stats(NULL, &st);
@@ -138,6 +193,8 @@ int main(void)
 	   "%.3f s behind the stalled handling (the single thread's "
 	   "queueing)", took);
 	unsetenv("FNMAP_FAULT_THREADS");
+
+	test_no_handoff(sweep, 16 * MiB);
 
 	fnmap_shutdown();
 	test_cleanup();
