@@ -30,7 +30,12 @@ for t in "$@"; do
 	shift
 	set -- "$@" -t "fnblk:$t"
 done
-./run_kselftest.sh "$@" 2>&1 | tee /results/kselftest.tap
+
+# A program still running 15 s before the runner's timeout kills it gets
+# the guest's state dumped to the console while it is still stuck.
+limit=$(sed -n 's/^timeout=//p' fnblk/settings)
+./run_kselftest.sh "$@" 2>&1 | /sbin/fnblk-deadline --watch "${limit:-0}" |
+	tee /results/kselftest.tap
 rc=0
 grep -q '^not ok' /results/kselftest.tap && rc=1
 

@@ -17,7 +17,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/bin" "$tmp/tree/scripts/guest"
 cp "$src/scripts/vm" "$src/scripts/mkinitramfs" "$tmp/tree/scripts/"
-cp "$src/scripts/guest/init" "$tmp/tree/scripts/guest/"
+cp "$src/scripts/guest/init" "$src/scripts/guest/fnblk-deadline" "$tmp/tree/scripts/guest/"
 printf '#!/bin/sh\necho "FNBLK-VM-EXIT: 0"\n' >"$tmp/bin/qemu-system-x86_64"
 chmod +x "$tmp/bin/qemu-system-x86_64"
 

@@ -1,0 +1,127 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# The guest's watchdog, scripts/guest/fnblk-deadline (the guest's /init runs its
+# command under it), run here under busybox sh, the guest's shell, and
+# dash: a command's status comes back; a command out of time gets its
+# state dumped and its whole session killed, even one that ignores TERM;
+# and one that cannot be killed at all (a task stuck in the kernel; played
+# here by a kill that does nothing) is given up on within bounded time
+# instead of being waited for, as coreutils timeout would.
+here=$(cd "$(dirname "$0")" && pwd)
+src=$(cd "$here/../.." && pwd)
+. "$src/selftests/fnblk/lib_tap.sh"
+deadline=$src/scripts/guest/fnblk-deadline
+
+tmp=$(mktemp -d)
+# The dumps' sysrq commands go here, not to this host's kernel.
+export FNBLK_DEADLINE_SYSRQ="$tmp/sysrq"
+leftover=
+cleanup() {
+	[ -n "$leftover" ] && kill -KILL "-$leftover" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+# No process of session sid is left (zombies aside)?
+session_gone() { # sid
+	sid=$1
+	for d in /proc/[0-9]*; do
+		# After "comm) ": state ppid pgrp session ...
+		s=$(sed 's/.*) //' "$d/stat" 2>/dev/null) || continue
+		# shellcheck disable=SC2086 # split into fields
+		set -- $s
+		[ "$4" = "$sid" ] && [ "$1" != Z ] && return 1
+	done
+	return 0
+}
+
+for shell in "busybox sh" dash; do
+	command -v "${shell%% *}" >/dev/null || { skip "$shell" "not installed"; continue; }
+	# shellcheck disable=SC2086 # the shell and its argument
+	set -- $shell
+
+	"$@" "$deadline" 5 sh -c 'exit 7' >"$tmp/out" 2>&1
+	check_eq "$shell: the command's status comes back" "$?" 7
+	check "$shell: no dump when in time" sh -c "! grep -q dump '$tmp/out'"
+
+	# A command whose child outlives it: the whole session must go.
+	: >"$tmp/sysrq"
+	t0=$(date +%s)
+	"$@" "$deadline" 2 sh -c 'echo $$ >"$1"; sleep 60 & sleep 60' sh "$tmp/pid" \
+		>"$tmp/out" 2>&1
+	rc=$?
+	t=$(($(date +%s) - t0))
+	check_eq "$shell: out of time: status 124" "$rc" 124
+	check "$shell: says it timed out" grep -q 'FNBLK-VM: command timed out after 2 s' "$tmp/out"
+	check "$shell: dumps the processes' states" grep -q 'FNBLK-VM: dump begin: the command ran out of its 2 s' "$tmp/out"
+	check "$shell: the dump ends" grep -q 'FNBLK-VM: dump end' "$tmp/out"
+	check_eq "$shell: the dump asks sysrq for the blocked tasks, then every task" \
+		"$(tr '\n' ' ' <"$tmp/sysrq")" "w t "
+	rm -f "$tmp/sysrq"	# no more sysrq commands from here on
+	check "$shell: the dump lists the command with its state" \
+		grep -qE "^  $(cat "$tmp/pid") S .*sleep 60" "$tmp/out"
+	sleep 0.5
+	check "$shell: the command and its child are gone" \
+		session_gone "$(cat "$tmp/pid")"
+	check "$shell: within 5 s of its time ($t s)" [ "$t" -le 7 ]
+
+	# TERM ignored: KILL 5 s later.
+	"$@" "$deadline" 1 sh -c 'trap "" TERM; echo $$ >"$1"; sleep 60' sh "$tmp/pid" \
+		>"$tmp/out" 2>&1
+	check_eq "$shell: TERM ignored: status 124" "$?" 124
+	sleep 0.5
+	check "$shell: TERM ignored: killed anyway" \
+		session_gone "$(cat "$tmp/pid")"
+
+	"$@" "$deadline" >"$tmp/out" 2>&1
+	check_eq "$shell: no command: usage error" "$?" 2
+	"$@" "$deadline" 0 true >"$tmp/out" 2>&1
+	check_eq "$shell: a limit of 0 s: usage error" "$?" 2
+done
+
+# --watch: the runner's lines pass unchanged; a program still running 15 s
+# before the runner's timeout (17 s here) gets a dump, one ending sooner
+# none.
+for shell in "busybox sh" dash; do
+	command -v "${shell%% *}" >/dev/null || continue
+	# shellcheck disable=SC2086 # the shell and its argument
+	set -- $shell
+	rm -f "$tmp/console" "$tmp/sysrq"
+	{
+		echo "# selftests: fnblk: slow_test"
+		sleep 3
+		echo "not ok 1 selftests: fnblk: slow_test # TIMEOUT 17 seconds"
+		echo "# selftests: fnblk: quick_test"
+		sleep 1
+		echo "ok 2 selftests: fnblk: quick_test"
+		sleep 2
+	} | FNBLK_DEADLINE_CONSOLE=$tmp/console "$@" "$deadline" --watch 17 >"$tmp/out"
+	check_eq "$shell: --watch passes the runner's lines on" "$(cat "$tmp/out")" \
+		"$(printf '%s\n' '# selftests: fnblk: slow_test' \
+			'not ok 1 selftests: fnblk: slow_test # TIMEOUT 17 seconds' \
+			'# selftests: fnblk: quick_test' 'ok 2 selftests: fnblk: quick_test')"
+	check "$shell: --watch dumps the state of a program near its timeout" \
+		grep -q 'FNBLK-VM: dump begin: fnblk: slow_test still running after 2 s' "$tmp/console"
+	check_eq "$shell: --watch dumps once, not for the quick program" \
+		"$(grep -c 'dump begin' "$tmp/console")" 1
+done
+
+# A command no signal ends (the guest's task in D state): given up on
+# 15 s after its KILL, not waited for. Only in the guest's shell: 22 s.
+t0=$(date +%s)
+FNBLK_DEADLINE_KILL=true busybox sh "$deadline" 2 \
+	sh -c 'echo $$ >"$1"; exec sleep 120' sh "$tmp/pid" >"$tmp/out" 2>&1
+rc=$?
+t=$(($(date +%s) - t0))
+leftover=$(cat "$tmp/pid")
+check_eq "unkillable: status 124" "$rc" 124
+check "unkillable: says it goes on without it" \
+	grep -q "FNBLK-VM: the command (pid $leftover, state S) cannot be killed: going on without it" "$tmp/out"
+check "unkillable: dumps the state again" \
+	grep -q 'FNBLK-VM: dump begin: the command cannot be killed' "$tmp/out"
+check "unkillable: returns long before the command would end (2 + 5 + 15 s and its dumps: $t s)" [ "$t" -le 60 ]
+check "unkillable: it was still running" kill -0 "$leftover"
+
+echo "1..$n"
+[ "$failed" -eq 0 ]

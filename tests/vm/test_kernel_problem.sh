@@ -1,0 +1,76 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# What scripts/vm says of a guest's console, with a fake qemu printing a
+# made-up one: a task the hung-task detector caught is a kernel problem,
+# shown by its own line (what CI's summary repeats); the stacks the guest
+# dumps on purpose when its command runs out of time (scripts/guest/
+# deadline) are not, but the tasks it found stuck in D state are listed.
+here=$(cd "$(dirname "$0")" && pwd)
+src=$(cd "$here/../.." && pwd)
+. "$src/selftests/fnblk/lib_tap.sh"
+# The fake qemu needs no turn on the VM lock of a caller's environment.
+unset FNBLK_VM_LOCK FNBLK_VM_LOCK_HELD
+
+ls /boot/vmlinuz-* >/dev/null 2>&1 || skip_all "no kernel in /boot"
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mkdir "$tmp/bin"
+printf '#!/bin/sh\ncat "$FAKE_CONSOLE"\n' >"$tmp/bin/qemu-system-x86_64"
+chmod +x "$tmp/bin/qemu-system-x86_64"
+
+run_vm() { # console
+	FAKE_CONSOLE=$1 PATH=$tmp/bin:$PATH "$src/scripts/vm" -a tcg -t 60 \
+		-o "$tmp/out" -- true >"$tmp/stdout" 2>"$tmp/stderr"
+}
+
+cat >"$tmp/hung" <<'LOG'
+[   12.000000] fnblk: loaded
+[  250.100000] INFO: task fnblkctl:812 blocked for more than 60 seconds.
+[  250.100100]       Not tainted 6.1.0-57-cloud-amd64 #1 Debian 6.1.158-1
+[  250.100200] task:fnblkctl        state:D stack:0     pid:812   ppid:700
+[  250.100300] Call Trace:
+[  250.100400]  <TASK>
+[  250.100500]  fnblk_io_drain+0x5c/0x90 [fnblk]
+FNBLK-VM-EXIT: 0
+LOG
+run_vm "$tmp/hung"
+check_eq "a hung task: status 126 (kernel problem)" "$?" 126
+check "the problem's first line is the hung task's own" \
+	sh -c "grep -A1 'kernel problem in the console log' '$tmp/stderr' |
+		grep -q '^  \[  250.100000\] INFO: task fnblkctl:812 blocked for more than 60 seconds'"
+
+cat >"$tmp/dumped" <<'LOG'
+[   12.000000] fnblk: loaded
+FNBLK-VM: command timed out after 40 s
+FNBLK-VM: dump begin: the command ran out of its 40 s
+[   52.000000] sysrq: Show Blocked State
+[   52.000100] task:rmmod           state:D stack:0     pid:901   ppid:1
+[   52.000200] Call Trace:
+FNBLK-VM: processes (pid state wait-channel command):
+  1 S do_wait /bin/sh /init
+  901 D fnblk_io_drain rmmod fnblk
+[   52.100000] sysrq: Show State
+[   52.100200] Call Trace:
+FNBLK-VM: dump end
+FNBLK-VM-EXIT: 124
+LOG
+run_vm "$tmp/dumped"
+check_eq "out of time: status 124" "$?" 124
+check "the deliberate dump is no kernel problem" \
+	sh -c "! grep -q 'kernel problem' '$tmp/stderr'"
+check "the task stuck in D state is listed" \
+	grep -q '^  901 D fnblk_io_drain rmmod fnblk$' "$tmp/stderr"
+check "no task in S state is" sh -c "! grep -q '^  1 S ' '$tmp/stderr'"
+
+# A kernel problem outside the dump still counts.
+sed 's/^FNBLK-VM-EXIT: 124$/[   60.000000] WARNING: CPU: 1 PID: 901 at module\/io.c:1\nFNBLK-VM-EXIT: 0/' \
+	"$tmp/dumped" >"$tmp/warned"
+run_vm "$tmp/warned"
+check_eq "a warning after the dump: status 126" "$?" 126
+check "the warning is shown" grep -q '^  \[   60.000000\] WARNING: CPU: 1' "$tmp/stderr"
+check_eq "and only it" "$(grep -c '^  \[' "$tmp/stderr")" 1
+
+echo "1..$n"
+[ "$failed" -eq 0 ]
