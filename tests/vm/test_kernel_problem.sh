@@ -72,5 +72,13 @@ check_eq "a warning after the dump: status 126" "$?" 126
 check "the warning is shown" grep -q '^  \[   60.000000\] WARNING: CPU: 1' "$tmp/stderr"
 check_eq "and only it" "$(grep -c '^  \[' "$tmp/stderr")" 1
 
+# The guest's final sync that did not finish: a device left stuck.
+printf '%s\n' '[   12.000000] fnblk: loaded' 'FNBLK-VM: command timed out after 30 s' \
+	'FNBLK-VM: sync did not finish in 30 s: a device'"'"'s writeback is stuck (the dump above)' \
+	'FNBLK-VM-EXIT: 0' >"$tmp/sync"
+run_vm "$tmp/sync"
+check_eq "a sync that did not finish: status 126" "$?" 126
+check "and it is shown" grep -q '^  FNBLK-VM: sync did not finish in 30 s' "$tmp/stderr"
+
 echo "1..$n"
 [ "$failed" -eq 0 ]
