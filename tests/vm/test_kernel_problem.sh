@@ -80,5 +80,37 @@ run_vm "$tmp/sync"
 check_eq "a sync that did not finish: status 126" "$?" 126
 check "and it is shown" grep -q '^  FNBLK-VM: sync did not finish in 30 s' "$tmp/stderr"
 
+# A kernel that panics while booting, before /init ran: booted once more.
+cat >"$tmp/bin/qemu-system-x86_64" <<'FAKE'
+#!/bin/sh
+n=$(cat "$FAKE_BOOTS" 2>/dev/null || echo 0)
+echo $((n + 1)) >"$FAKE_BOOTS"
+if [ "$n" -eq 0 ]; then
+	echo "[    5.661072] Oops: int3: 0000 [#1] PREEMPT SMP NOPTI"
+	echo "[    5.667470] Kernel panic - not syncing: Fatal exception in interrupt"
+	exit 0
+fi
+echo "FNBLK-VM: kernel 6.12, up 4.2 s, running: true"
+echo "FNBLK-VM-EXIT: 0"
+FAKE
+FAKE_BOOTS=$tmp/boots run_vm /dev/null
+check_eq "a boot that panicked before /init: booted again, status 0" "$?" 0
+check_eq "two boots" "$(cat "$tmp/boots")" 2
+check "it says why" grep -q 'panicked while booting, before /init ran (\[    5.661072\] Oops: int3' "$tmp/stderr"
+check "the failed boot's console is kept" grep -q 'Oops: int3' "$tmp/out/console-failed-boot.log"
+check "the run's console is the second boot's" sh -c "! grep -q Oops '$tmp/out/console.log'"
+# One that panics after /init started is a result, not booted again.
+rm -f "$tmp/boots"
+printf '%s\n' 'FNBLK-VM: kernel 6.12, up 4.2 s, running: true' \
+	'[   20.000000] Kernel panic - not syncing: fnblk' >"$tmp/late"
+cat >"$tmp/bin/qemu-system-x86_64" <<'FAKE'
+#!/bin/sh
+echo x >>"$FAKE_BOOTS"
+cat "$FAKE_CONSOLE"
+FAKE
+FAKE_BOOTS=$tmp/boots run_vm "$tmp/late"
+check_eq "a panic after /init started: status 125" "$?" 125
+check_eq "and one boot" "$(wc -l <"$tmp/boots")" 1
+
 echo "1..$n"
 [ "$failed" -eq 0 ]
