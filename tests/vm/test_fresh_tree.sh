@@ -5,21 +5,11 @@
 # its default output directory (no -o): it must run, not exit 2 without a
 # word, and keep each run's output in a fresh build/vm/run-* directory.
 # A copy of the scripts in a temporary tree, and a fake qemu.
-here=$(cd "$(dirname "$0")" && pwd)
-src=$(cd "$here/../.." && pwd)
-. "$src/selftests/fnblk/lib_tap.sh"
-# The fake qemu needs no turn on the VM lock of a caller's environment.
-unset FNBLK_VM_LOCK FNBLK_VM_LOCK_HELD
-
-ls /boot/vmlinuz-* >/dev/null 2>&1 || skip_all "no kernel in /boot"
-
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$tmp/bin" "$tmp/tree/scripts/guest"
+. "$(dirname "$0")/lib_fake_qemu.sh"
+fake_qemu 'echo "FNBLK-VM-EXIT: 0"'
+mkdir -p "$tmp/tree/scripts/guest"
 cp "$src/scripts/vm" "$src/scripts/mkinitramfs" "$tmp/tree/scripts/"
 cp "$src/scripts/guest/init" "$src/scripts/guest/fnblk-deadline" "$tmp/tree/scripts/guest/"
-printf '#!/bin/sh\necho "FNBLK-VM-EXIT: 0"\n' >"$tmp/bin/qemu-system-x86_64"
-chmod +x "$tmp/bin/qemu-system-x86_64"
 
 for i in 1 2; do
 	PATH=$tmp/bin:$PATH "$tmp/tree/scripts/vm" -a tcg -t 60 -- true \

@@ -6,19 +6,8 @@
 # shown by its own line (what CI's summary repeats); the stacks the guest
 # dumps on purpose when its command runs out of time (scripts/guest/
 # deadline) are not, but the tasks it found stuck in D state are listed.
-here=$(cd "$(dirname "$0")" && pwd)
-src=$(cd "$here/../.." && pwd)
-. "$src/selftests/fnblk/lib_tap.sh"
-# The fake qemu needs no turn on the VM lock of a caller's environment.
-unset FNBLK_VM_LOCK FNBLK_VM_LOCK_HELD
-
-ls /boot/vmlinuz-* >/dev/null 2>&1 || skip_all "no kernel in /boot"
-
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-mkdir "$tmp/bin"
-printf '#!/bin/sh\ncat "$FAKE_CONSOLE"\n' >"$tmp/bin/qemu-system-x86_64"
-chmod +x "$tmp/bin/qemu-system-x86_64"
+. "$(dirname "$0")/lib_fake_qemu.sh"
+fake_qemu 'cat "$FAKE_CONSOLE"'
 
 run_vm() { # console
 	FAKE_CONSOLE=$1 PATH=$tmp/bin:$PATH "$src/scripts/vm" -a tcg -t 60 \
@@ -81,9 +70,7 @@ check_eq "a sync that did not finish: status 126" "$?" 126
 check "and it is shown" grep -q '^  FNBLK-VM: sync did not finish in 30 s' "$tmp/stderr"
 
 # A kernel that panics while booting, before /init ran: booted once more.
-cat >"$tmp/bin/qemu-system-x86_64" <<'FAKE'
-#!/bin/sh
-n=$(cat "$FAKE_BOOTS" 2>/dev/null || echo 0)
+fake_qemu 'n=$(cat "$FAKE_BOOTS" 2>/dev/null || echo 0)
 echo $((n + 1)) >"$FAKE_BOOTS"
 if [ "$n" -eq 0 ]; then
 	echo "[    5.661072] Oops: int3: 0000 [#1] PREEMPT SMP NOPTI"
@@ -91,8 +78,7 @@ if [ "$n" -eq 0 ]; then
 	exit 0
 fi
 echo "FNBLK-VM: kernel 6.12, up 4.2 s, running: true"
-echo "FNBLK-VM-EXIT: 0"
-FAKE
+echo "FNBLK-VM-EXIT: 0"'
 FAKE_BOOTS=$tmp/boots run_vm /dev/null
 check_eq "a boot that panicked before /init: booted again, status 0" "$?" 0
 check_eq "two boots" "$(cat "$tmp/boots")" 2
@@ -103,11 +89,8 @@ check "the run's console is the second boot's" sh -c "! grep -q Oops '$tmp/out/c
 rm -f "$tmp/boots"
 printf '%s\n' 'FNBLK-VM: kernel 6.12, up 4.2 s, running: true' \
 	'[   20.000000] Kernel panic - not syncing: fnblk' >"$tmp/late"
-cat >"$tmp/bin/qemu-system-x86_64" <<'FAKE'
-#!/bin/sh
-echo x >>"$FAKE_BOOTS"
-cat "$FAKE_CONSOLE"
-FAKE
+fake_qemu 'echo x >>"$FAKE_BOOTS"
+cat "$FAKE_CONSOLE"'
 FAKE_BOOTS=$tmp/boots run_vm "$tmp/late"
 check_eq "a panic after /init started: status 125" "$?" 125
 check_eq "and one boot" "$(wc -l <"$tmp/boots")" 1
