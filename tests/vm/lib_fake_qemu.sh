@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=sh
 #
 # The start of the host tests that run scripts/vm with a fake qemu,
 # sourced by each: TAP helpers (lib_tap.sh), $src, no VM lock (a fake
