@@ -69,6 +69,13 @@ run_vm "$tmp/sync"
 check_eq "a sync that did not finish: status 126" "$?" 126
 check "and it is shown" grep -q '^  FNBLK-VM: sync did not finish in 30 s' "$tmp/stderr"
 
+# Every guest stops at its first oops (panic=-1 oops=panic): a task that
+# oopsed holding a lock must not leave the others hanging.
+fake_qemu 'echo "$*" >"$FAKE_ARGS"; echo "FNBLK-VM-EXIT: 0"'
+FAKE_ARGS=$tmp/args run_vm /dev/null
+check "the kernel command line has panic=-1 oops=panic" \
+	grep -q -- '-append [^-]*panic=-1 oops=panic' "$tmp/args"
+
 # A kernel that panics while booting, before /init ran: booted once more.
 fake_qemu 'n=$(cat "$FAKE_BOOTS" 2>/dev/null || echo 0)
 echo $((n + 1)) >"$FAKE_BOOTS"
