@@ -105,6 +105,17 @@ for shell in "busybox sh" dash; do
 		grep -q 'FNBLK-VM: dump begin: fnblk: slow_test still running after 2 s' "$tmp/console"
 	check_eq "$shell: --watch dumps once, not for the quick program" \
 		"$(grep -c 'dump begin' "$tmp/console")" 1
+
+	# The runner's output read through a pipe, as selftests.sh's tee
+	# does: it must end when the runner does, not when a watcher's
+	# sleep (45 s here) would have.
+	t0=$(date +%s)
+	{
+		echo "# selftests: fnblk: quick_test"
+		echo "ok 1 selftests: fnblk: quick_test"
+	} | FNBLK_DEADLINE_CONSOLE=$tmp/console "$@" "$deadline" --watch 60 | cat >/dev/null
+	t=$(($(date +%s) - t0))
+	check "$shell: --watch's reader sees the end at once ($t s)" [ "$t" -le 5 ]
 done
 
 # A command no signal ends (the guest's task in D state): given up on
