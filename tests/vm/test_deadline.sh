@@ -15,7 +15,7 @@ deadline=$src/scripts/guest/fnblk-deadline
 
 tmp=$(mktemp -d)
 # The dumps' sysrq commands go here, not to this host's kernel.
-export FNBLK_DEADLINE_SYSRQ="$tmp/sysrq"
+export FNBLK_DEADLINE_SYSRQ="$tmp/sysrq" FNBLK_DEADLINE_KMSG="$tmp/kmsg"
 leftover=
 cleanup() {
 	[ -n "$leftover" ] && kill -KILL "-$leftover" 2>/dev/null
@@ -47,6 +47,7 @@ for shell in "busybox sh" dash; do
 
 	# A command whose child outlives it: the whole session must go.
 	: >"$tmp/sysrq"
+	: >"$tmp/kmsg"
 	t0=$(date +%s)
 	"$@" "$deadline" 2 sh -c 'echo $$ >"$1"; sleep 60 & sleep 60' sh "$tmp/pid" \
 		>"$tmp/out" 2>&1
@@ -54,13 +55,14 @@ for shell in "busybox sh" dash; do
 	t=$(($(date +%s) - t0))
 	check_eq "$shell: out of time: status 124" "$rc" 124
 	check "$shell: says it timed out" grep -q 'FNBLK-VM: command timed out after 2 s' "$tmp/out"
-	check "$shell: dumps the processes' states" grep -q 'FNBLK-VM: dump begin: the command ran out of its 2 s' "$tmp/out"
-	check "$shell: the dump ends" grep -q 'FNBLK-VM: dump end' "$tmp/out"
+	check "$shell: dumps the processes' states, marked in the kernel's log" \
+		grep -q '^<3>FNBLK-VM: dump begin: the command ran out of its 2 s' "$tmp/kmsg"
+	check "$shell: the dump ends" grep -q '^<3>FNBLK-VM: dump end' "$tmp/kmsg"
 	check_eq "$shell: the dump asks sysrq for the blocked tasks, then every task" \
 		"$(tr '\n' ' ' <"$tmp/sysrq")" "w t "
-	rm -f "$tmp/sysrq"	# no more sysrq commands from here on
+	rm -f "$tmp/sysrq" "$tmp/kmsg"	# from here on, marks on stdout
 	check "$shell: the dump lists the command with its state" \
-		grep -qE "^  $(cat "$tmp/pid") S .*sleep 60" "$tmp/out"
+		grep -qE "^FNBLK-VM: ps $(cat "$tmp/pid") S .*sleep 60" "$tmp/out"
 	sleep 0.5
 	check "$shell: the command and its child are gone" \
 		session_gone "$(cat "$tmp/pid")"

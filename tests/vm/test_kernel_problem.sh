@@ -33,16 +33,18 @@ check "the problem's first line is the hung task's own" \
 cat >"$tmp/dumped" <<'LOG'
 [   12.000000] fnblk: loaded
 FNBLK-VM: command timed out after 40 s
-FNBLK-VM: dump begin: the command ran out of its 40 s
+[   51.900000] FNBLK-VM: dump begin: the command ran out of its 40 s
 [   52.000000] sysrq: Show Blocked State
 [   52.000100] task:rmmod           state:D stack:0     pid:901   ppid:1
 [   52.000200] Call Trace:
 FNBLK-VM: processes (pid state wait-channel command):
-  1 S do_wait /bin/sh /init
-  901 D fnblk_io_drain rmmod fnblk
+FNBLK-VM: ps 1 S do_wait /bin/sh /init
+FNBLK-VM: ps 901 D fnblk_io_drain rmmod fnblk
 [   52.100000] sysrq: Show State
+FNBLK-VM: ps 902 D blk_mq_freeze[   52.100100] task:init state:S
+_queue_wait dd
 [   52.100200] Call Trace:
-FNBLK-VM: dump end
+[   52.100300] FNBLK-VM: dump end
 FNBLK-VM-EXIT: 124
 LOG
 run_vm "$tmp/dumped"
@@ -52,6 +54,8 @@ check "the deliberate dump is no kernel problem" \
 check "the task stuck in D state is listed" \
 	grep -q '^  901 D fnblk_io_drain rmmod fnblk$' "$tmp/stderr"
 check "no task in S state is" sh -c "! grep -q '^  1 S ' '$tmp/stderr'"
+check "one whose line the kernel cut is listed as far as it got" \
+	grep -q '^  902 D blk_mq_freeze\[' "$tmp/stderr"
 
 # A kernel problem outside the dump still counts.
 sed 's/^FNBLK-VM-EXIT: 124$/[   60.000000] WARNING: CPU: 1 PID: 901 at module\/io.c:1\nFNBLK-VM-EXIT: 0/' \
