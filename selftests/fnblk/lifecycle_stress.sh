@@ -153,6 +153,23 @@ del_dev() { # name
 	[ $i -eq 0 ] || echo "# cycle $c: $1 closed $((i / 10)).$((i % 10)) s after its users ended"
 }
 
+# Unload while netlink clients still talk to the module. A genetlink dump
+# in flight holds a module reference (netlink_dump_start), so rmmod, which
+# does not wait (O_NONBLOCK), may be told EAGAIN: try again for up to 10 s,
+# as a user would. Any other refusal, or one that lasts, is a failure.
+unload_busy() {
+	i=0
+	while ! t rmmod fnblk 2>$tmp/rmmod.out; do
+		grep -q 'temporarily unavailable' $tmp/rmmod.out && [ $i -lt 100 ] || {
+			teardown_failed "rmmod: $(cat $tmp/rmmod.out)"
+			return 1
+		}
+		sleep 0.1
+		i=$((i + 1))
+	done
+	[ $i -eq 0 ] || echo "# cycle $c: rmmod busy for $((i / 10)).$((i % 10)) s (a netlink dump in flight)"
+}
+
 mem_avail() { awk '/^MemAvailable:/ { print $2 }' /proc/meminfo; }
 
 echo "TAP version 13"
@@ -235,7 +252,7 @@ while [ $c -lt $CYCLES ]; do
 	for d in fnblk1 fnblk2 fnblk3; do
 		[ -e /sys/block/$d ] && del_dev $d
 	done
-	t rmmod fnblk || teardown_failed "rmmod"
+	unload_busy
 	kill $reader $monitor 2>/dev/null
 	wait_for $reader "netlink reader"
 	wait_for $monitor "event monitor"
