@@ -136,38 +136,42 @@ holders() { # name
 	done | sort -u | tr '\n' ' '
 }
 
+# Run a command until it succeeds; while it fails saying it is busy (its
+# output matches PATTERN), try again for up to 10 s. The tenths of a second
+# it waited are in $busy, its last output in $tmp/busy.out.
+retry_busy() { # pattern command...
+	pattern=$1
+	shift
+	busy=0
+	while ! t "$@" >$tmp/busy.out 2>&1; do
+		grep -q "$pattern" $tmp/busy.out && [ $busy -lt 100 ] || return 1
+		sleep 0.1
+		busy=$((busy + 1))
+	done
+}
+
 # Delete a device once its last user is gone. A process's final close can
 # come a moment after it exited (io_uring releases its files from a
 # worker), so "device is open" is retried for up to 10 s; after that the
 # holders are named.
 del_dev() { # name
-	i=0
-	while ! t fnblkctl dev del $1 >$tmp/del.out 2>&1; do
-		grep -q 'device is open' $tmp/del.out && [ $i -lt 100 ] || {
-			teardown_failed "dev del $1: $(cat $tmp/del.out); holders: $(holders $1)"
-			return 1
-		}
-		sleep 0.1
-		i=$((i + 1))
-	done
-	[ $i -eq 0 ] || echo "# cycle $c: $1 closed $((i / 10)).$((i % 10)) s after its users ended"
+	retry_busy 'device is open' fnblkctl dev del $1 || {
+		teardown_failed "dev del $1: $(cat $tmp/busy.out); holders: $(holders $1)"
+		return 1
+	}
+	[ $busy -eq 0 ] || echo "# cycle $c: $1 closed $((busy / 10)).$((busy % 10)) s after its users ended"
 }
 
 # Unload while netlink clients still talk to the module. A genetlink dump
-# in flight holds a module reference (netlink_dump_start), so rmmod, which
-# does not wait (O_NONBLOCK), may be told EAGAIN: try again for up to 10 s,
-# as a user would. Any other refusal, or one that lasts, is a failure.
+# in flight holds a module reference (netlink_dump_start), and rmmod does
+# not wait (O_NONBLOCK), so it may be told EAGAIN: try again, as a user
+# would. Any other refusal, or one that lasts, is a failure.
 unload_busy() {
-	i=0
-	while ! t rmmod fnblk 2>$tmp/rmmod.out; do
-		grep -q 'temporarily unavailable' $tmp/rmmod.out && [ $i -lt 100 ] || {
-			teardown_failed "rmmod: $(cat $tmp/rmmod.out)"
-			return 1
-		}
-		sleep 0.1
-		i=$((i + 1))
-	done
-	[ $i -eq 0 ] || echo "# cycle $c: rmmod busy for $((i / 10)).$((i % 10)) s (a netlink dump in flight)"
+	retry_busy 'temporarily unavailable' rmmod fnblk || {
+		teardown_failed "rmmod: $(cat $tmp/busy.out)"
+		return 1
+	}
+	[ $busy -eq 0 ] || echo "# cycle $c: rmmod busy for $((busy / 10)).$((busy % 10)) s (a netlink dump in flight)"
 }
 
 mem_avail() { awk '/^MemAvailable:/ { print $2 }' /proc/meminfo; }
