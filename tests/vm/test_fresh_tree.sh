@@ -8,7 +8,7 @@
 . "$(dirname "$0")/lib_fake_qemu.sh"
 fake_qemu 'echo "FNBLK-VM-EXIT: 0"'
 mkdir -p "$tmp/tree/scripts/guest"
-cp "$src/scripts/vm" "$src/scripts/mkinitramfs" "$tmp/tree/scripts/"
+cp "$src/scripts/vm" "$src/scripts/mkinitramfs" "$src/scripts/kernel-release" "$tmp/tree/scripts/"
 cp "$src/scripts/guest/init" "$src/scripts/guest/fnblk-deadline" "$tmp/tree/scripts/guest/"
 
 for i in 1 2; do
