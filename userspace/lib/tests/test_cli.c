@@ -143,20 +143,27 @@ static int do_parse_out(void *arg)
 	return ret;
 }
 
-static int parse(const struct cli_program *p, const char *line, int *first)
+/* args[] and nargs: "tool" then the words of line. */
+static void split_args(const char *line)
 {
 	static char buf[1024];
-	struct call c = { p, -1 };
 	char *s;
-	int ret;
 
-	reset();
 	snprintf(buf, sizeof(buf), "%s", line);
 	nargs = 0;
 	args[nargs++] = "tool";
 	for (s = strtok(buf, " "); s; s = strtok(NULL, " "))
 		args[nargs++] = s;
 	args[nargs] = NULL;
+}
+
+static int parse(const struct cli_program *p, const char *line, int *first)
+{
+	struct call c = { p, -1 };
+	int ret;
+
+	reset();
+	split_args(line);
 	capture_to(2, err_text, sizeof(err_text), do_parse_out, &c, &ret);
 	if (first)
 		*first = c.first;
@@ -345,17 +352,10 @@ static int do_command_main(void *arg)
 /* cli_command_main() on a command line given as one string. */
 static int command_main(const char *line)
 {
-	static char buf[256];
-	char *s;
 	int ret;
 
 	ran = NULL;
-	snprintf(buf, sizeof(buf), "%s", line);
-	nargs = 0;
-	args[nargs++] = "tool";
-	for (s = strtok(buf, " "); s; s = strtok(NULL, " "))
-		args[nargs++] = s;
-	args[nargs] = NULL;
+	split_args(line);
 	capture_to(1, out_text, sizeof(out_text), do_command_main, NULL, &ret);
 	return ret;
 }
