@@ -1,26 +1,14 @@
-#!/bin/bash
+#!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
 # scripts/check-docs finds what makes a page render wrong (a title
 # underline too short, a list run into a paragraph) and passes a clean
 # page; then every page of Documentation/ must be clean.
-set -u
 src=$(cd "$(dirname "$0")/../.." && pwd)
+. "$src/selftests/fnblk/lib_tap.sh"
 check=$src/scripts/check-docs
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-n=0
-failed=0
-
-ok() { # status, description
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=1
-	fi
-}
 
 # shellcheck disable=SC2016 # reST's literal markup, not a shell expansion
 printf 'Title\n=====\n\nA paragraph.\n\n``--opt``\n    What it does.\n' >"$tmp/good.rst"
@@ -29,23 +17,23 @@ printf 'A longer title\n=====\n\nText.\n' >"$tmp/short.rst"
 printf 'A paragraph.\n``--opt``\n    What it does.\n' >"$tmp/list.rst"
 
 echo "TAP version 13"
-echo "1..5"
-out=$("$check" "$tmp/good.rst")
-ok $? "a clean page passes"
-out=$("$check" "$tmp/short.rst")
-rc=$?
-[ "$rc" -eq 1 ] && grep -q '^not ok 1 .*short.rst' <<<"$out" &&
-	grep -q 'Title underline too short' <<<"$out"
-ok $? "a short title underline fails, with docutils' message (exit $rc)"
-out=$("$check" "$tmp/list.rst")
-rc=$?
-[ "$rc" -eq 1 ] && grep -q 'Unexpected indentation' <<<"$out"
-ok $? "a definition list run into a paragraph fails (exit $rc)"
-out=$("$check" "$tmp/good.rst" "$tmp/short.rst")
-[ $? -eq 1 ] && grep -q '^1\.\.2$' <<<"$out" && grep -q '^ok 1 ' <<<"$out"
-ok $? "each file is one TAP line; one bad file fails the run"
+"$check" "$tmp/good.rst" >/dev/null
+check_eq "a clean page passes" $? 0
+"$check" "$tmp/short.rst" >"$tmp/out"
+check_eq "a short title underline fails" $? 1
+check "on the file's TAP line" grep -q '^not ok 1 .*short.rst' "$tmp/out"
+check "with docutils' message" grep -q 'Title underline too short' "$tmp/out"
+"$check" "$tmp/list.rst" >"$tmp/out"
+check_eq "a definition list run into a paragraph fails" $? 1
+check "with 'Unexpected indentation'" grep -q 'Unexpected indentation' "$tmp/out"
+"$check" "$tmp/good.rst" "$tmp/short.rst" >"$tmp/out"
+check_eq "one bad file of two fails the run" $? 1
+check "each file is one TAP line" grep -q '^1\.\.2$' "$tmp/out"
+check "and the clean one is ok" grep -q '^ok 1 ' "$tmp/out"
 out=$("$check")
 rc=$?
-[ "$rc" -eq 0 ] || grep -E '^(not ok|#)' <<<"$out" | sed 's/^/# /'
-ok "$rc" "every page of Documentation/ parses without warnings"
-exit $failed
+[ "$rc" -eq 0 ] || echo "$out" | grep -E '^(not ok|#)' | sed 's/^/# /'
+check_eq "every page of Documentation/ parses without warnings" $rc 0
+
+echo "1..$n"
+[ "$failed" -eq 0 ]
