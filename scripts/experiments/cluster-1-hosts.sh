@@ -81,7 +81,7 @@ for delay in 0 2ms; do
 	[ $delay = 0 ] || lat=4ms
 	fnblk-sim compare --replay-compute --latency $lat "$RESULTS/$name.csv" \
 		>"$RESULTS/$name.compare.txt" 2>&1
-	grep -iE 'mean write|p99 write|error' "$RESULTS/$name.compare.txt" | head -4 |
+	grep -E 'write time (mean|p99)|mean concurrent|^fnblk-sim' "$RESULTS/$name.compare.txt" | head -5 |
 		sed "s/^/#   $name sim: /" >>"$SUMMARY"
 	i=0
 	while [ $i -lt $HOSTS ]; do
