@@ -84,10 +84,16 @@ static void add_param(void *arg, const char *name, const char *value)
 	fnblk_events_set_param(arg, name, value);
 }
 
-/* The prediction as an event file: source sim, the options it ran with. */
+/*
+ * The prediction as an event file: source sim, the options it ran with,
+ * and the run's hosts (a merged multi-host run), so that fnblk-analyze
+ * gives its hosts' view of the prediction as of the run.
+ */
 static int write_prediction(const char *path, const struct sim_options *o,
-			    struct fnblk_events *pred, const char *events)
+			    struct fnblk_events *pred,
+			    const struct fnblk_events *meas, const char *events)
 {
+	const char *host_jobs = fnblk_events_param(meas, "host_jobs");
 	FILE *f = fopen(path, "w");
 	int ret;
 
@@ -100,6 +106,8 @@ static int write_prediction(const char *path, const struct sim_options *o,
 	sim_options_params(o, add_param, pred);
 	fnblk_events_set_param(pred, "start_ns", "0");
 	fnblk_events_set_param(pred, "predicts", events);
+	if (host_jobs)
+		fnblk_events_set_param(pred, "host_jobs", host_jobs);
 	fnblk_events_sort(pred);
 	ret = fnblk_events_write_csv(f, pred);
 	if (fclose(f) || ret) {
@@ -508,7 +516,7 @@ int cmd_compare(int argc, char **argv)
 	for (j = 0; j < r.jobs; j++)
 		r.solo[j] = sim_solo_write_ns(&o.dev, &o.io,
 					      fw.jobs[j].size) * 1e-9;
-	if (a.output && write_prediction(a.output, &o, &pred, path))
+	if (a.output && write_prediction(a.output, &o, &pred, &meas, path))
 		goto out;
 	if (kpi_compute(&pred, r.jobs, &r.pred) ||
 	    kpi_compute(&meas, r.jobs, &r.meas))

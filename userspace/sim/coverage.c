@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../lib/hosts.h"
 #include "coverage.h"
 #include "units.h"
 
@@ -130,6 +131,39 @@ static void check_device(const struct fnblk_events *e, struct coverage *c)
 		     "policy=weighted: users' weights are not recorded; the simulator weighs every job 1");
 }
 
+/*
+ * A run of several hosts merged (scripts/cluster, fnblk-analyze --hosts):
+ * each request crossed its host's network path and the storage host's
+ * server, and the device counted a user per serving process, one per
+ * host, not per job.
+ */
+static void check_hosts(const struct fnblk_events *e, struct sim_options *o,
+			struct coverage *c)
+{
+	const char *list = fnblk_events_param(e, "host_jobs");
+	struct fnblk_hosts h;
+	char err[128];
+	unsigned int k;
+
+	if (!list)
+		return;
+	if (fnblk_hosts_from_params(e, o->fleet.jobs, &h, err, sizeof(err))) {
+		note(c, "host_jobs", COVERAGE_UNMODELLED, "%s", err);
+		return;
+	}
+	note(c, "hosts", COVERAGE_ADAPTED,
+	     "%u hosts: every request also crossed its host's network path and the storage host's server, which the model has only as --latency",
+	     h.nr);
+	for (k = 0; k < h.nr; k++)
+		if (h.first_job[k + 1] - h.first_job[k] > 1)
+			break;
+	if (k < h.nr)
+		note(c, "host_jobs", COVERAGE_UNMODELLED,
+		     "host_jobs=%.60s: the jobs of a host reached the device through one serving process, one user; the simulator counts a user per job",
+		     list);
+	fnblk_hosts_free(&h);
+}
+
 void coverage_check(const struct fnblk_events *e, struct sim_options *o,
 		    struct coverage *c)
 {
@@ -147,4 +181,5 @@ void coverage_check(const struct fnblk_events *e, struct sim_options *o,
 		     "--memory-max %s: reclaim and dirty throttling in the jobs' cgroups are not modelled",
 		     fnblk_events_param(e, "memory-max"));
 	check_device(e, c);
+	check_hosts(e, o, c);
 }

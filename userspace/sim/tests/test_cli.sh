@@ -120,6 +120,17 @@ check "buffered: a warning in the JSON" has_warning "$TMP/buffered.json" path un
 exits 1 "--strict fails on buffered writes" \
 	sh -c "'$SIM' compare --strict '$TMP/buffered.csv' >'$TMP/strict.txt'"
 check "--strict still prints the report" grep -q "20 writes compared" "$TMP/strict.txt"
+# A merged multi-host run (fnblk-analyze --hosts): the network path is
+# a warning; several jobs on one host (one user to the device) a gap; the
+# prediction keeps the hosts, for fnblk-analyze's hosts' view.
+variant hosts1 's/^# param jobs=4$/# param jobs=4\n# param host_jobs=1,1,1,1/'
+check "four hosts of one job: compared, with the network path as an adaptation" \
+	sh -c "'$SIM' compare --json -o '$TMP/hosts1-pred.csv' '$TMP/hosts1.csv' >'$TMP/hosts1.json'"
+check "and says so" has_warning "$TMP/hosts1.json" hosts adapted
+check "the prediction keeps the run's hosts" grep -qx '# param host_jobs=1,1,1,1' "$TMP/hosts1-pred.csv"
+exits 0 "--strict accepts one job per host" sh -c "'$SIM' compare --strict '$TMP/hosts1.csv' && echo covered >&2"
+unmodelled "two hosts of two jobs" hosts2 host_jobs 's/^# param jobs=4$/# param jobs=4\n# param host_jobs=2,2/'
+unmodelled "host_jobs that do not add up to the jobs" hosts3 host_jobs 's/^# param jobs=4$/# param jobs=4\n# param host_jobs=1,1/'
 unmodelled "key=pid" pid key 's/^# param key=tgid$/# param key=pid/'
 unmodelled "key=cgroup with every job in one cgroup" cg1 key 's/^# param key=tgid$/# param key=cgroup/'
 variant cgjob 's/^# param key=tgid$/# param key=cgroup/; s/^# param cgroup=$/# param cgroup=exp/'
