@@ -46,7 +46,7 @@ fold() {
 	fi
 }
 
-for t in test_policy test_args test_read test_write test_cache test_faults test_evict test_consistency; do
+for t in test_policy test_args test_read test_write test_cache test_stats test_faults test_evict test_consistency; do
 	fold "$t" env FNMAP_TEST_DIR="$MNT" FNMAP_TEST_ACCESSES=1000 "$fm/tests/$t"
 done
 fold test_shim env FNMAP_TEST_DIR="$MNT" "$fm/tests/test_shim.sh"

@@ -219,6 +219,10 @@ void cache_fill_done(struct fnmap_runtime *rt, struct io *io)
 		char *dst = map_block_addr(m, blk);
 		size_t len = io->iov[k].iov_len;
 
+		/* Counted before the copy makes it readable: a thread that
+		 * has read a block finds its fill in fnmap_stats(). */
+		counter_add(&m->c.fills, 1);
+		counter_add(&m->c.fill_bytes, len);
 		if (io->res < 0) {
 			fill_failed(rt, m, dst, io->bufs[k], len, -io->res);
 		} else if (uffd_copy(&rt->uffd, dst, io->bufs[k], len, m->wp)) {
@@ -231,8 +235,6 @@ void cache_fill_done(struct fnmap_runtime *rt, struct io *io)
 		b_set_state(b, B_RESIDENT, 0);
 		atomic_fetch_or(&b->state, BF_RECENT);
 		atomic_fetch_add(&c->resident, m->bs);
-		counter_add(&m->c.fills, 1);
-		counter_add(&m->c.fill_bytes, len);
 		post_fresh(c, m, blk);
 	}
 	/* The blocks are adjacent: one wake for all of them, now that each
