@@ -3,8 +3,10 @@
  * A program built on libfnmap for the VM tests: THREADS threads read (and
  * with -w also write) random 8-byte words of FILE through fnmap for
  * SECONDS, checking what they read against the pattern of tests/
- * fnmap_test.h (seed 1; -n: do not check). Every 250 ms it prints the
- * cache's state, and at the end its counters:
+ * fnmap_test.h (seed 1; -n: do not check; -s STOP: stop earlier, at the
+ * first sample after the file STOP appears, so that a test can end the
+ * run on an event rather than at a guessed time). Every 250 ms it prints
+ * the cache's state, and at the end its counters:
  *
  *   sample t_ms=... budget_now=... capacity=... resident=...
  *   key value          (one per line: budget, shrinks, wrong, ...)
@@ -21,6 +23,7 @@
 static char *base;
 static uint64_t words;
 static bool writes, check = true;
+static const char *stop_file;
 static _Atomic bool stop;
 static _Atomic uint64_t wrong, accesses;
 
@@ -57,16 +60,18 @@ int main(int argc, char **argv)
 	double seconds, el;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "wn")) != -1) {
+	while ((opt = getopt(argc, argv, "wns:")) != -1) {
 		if (opt == 'w')
 			writes = true;
 		else if (opt == 'n')
 			check = false;
+		else if (opt == 's')
+			stop_file = optarg;
 		else
 			return 2;
 	}
 	if (argc - optind != 3) {
-		fprintf(stderr, "usage: helper_reader [-w] [-n] FILE SECONDS THREADS\n");
+		fprintf(stderr, "usage: helper_reader [-w] [-n] [-s STOP] FILE SECONDS THREADS\n");
 		return 2;
 	}
 	seconds = atof(argv[optind + 1]);
@@ -95,7 +100,7 @@ int main(int argc, char **argv)
 		       (unsigned long long)st.capacity,
 		       (unsigned long long)st.resident);
 		fflush(stdout);
-	} while (el < seconds);
+	} while (el < seconds && !(stop_file && !access(stop_file, F_OK)));
 	atomic_store(&stop, true);
 	for (i = 0; i < threads; i++)
 		pthread_join(th[i], NULL);
