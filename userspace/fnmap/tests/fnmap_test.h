@@ -119,17 +119,22 @@ static inline void runtime_or_skip(const struct fnmap_config *cfg)
 	exit(1);
 }
 
-/* A runtime with channels/depth/budget/flags for one case. */
+/* A runtime with channels/depth/budget/flags for one case. FNMAP_FLAGS
+ * in the environment adds its flags to every case's (the whole suite
+ * with FNMAP_FLAGS=direct, say). */
 static inline void runtime_with(uint64_t budget, unsigned int channels,
 				unsigned int depth, unsigned int flags)
 {
 	struct fnmap_config cfg;
 
-	fnmap_config_init(&cfg);
+	if (fnmap_config_init(&cfg)) {
+		printf("Bail out! %s\n", fnmap_errmsg());
+		exit(1);
+	}
 	cfg.budget = budget;
 	cfg.channels = channels;
 	cfg.queue_depth = depth;
-	cfg.flags = flags;
+	cfg.flags |= flags;
 	if (fnmap_shutdown()) {
 		printf("Bail out! fnmap_shutdown: %s\n", fnmap_errmsg());
 		exit(1);
@@ -138,10 +143,13 @@ static inline void runtime_with(uint64_t budget, unsigned int channels,
 }
 
 /* Voluntary context switches of this process's threads called comm (the
- * runtime names its own: fnmap-fault, fnmap-io, fnmap-evict): how often
- * they went to sleep, i.e. were woken. */
+ * runtime names its own: fnmap-fault, fnmap-io, fnmap-evict; a final '*'
+ * matches a prefix: "iou-wrk-*", io_uring's workers): how often they went
+ * to sleep, i.e. were woken. */
 static inline uint64_t thread_switches(const char *comm)
 {
+	size_t len = strlen(comm);
+	bool prefix = len && comm[len - 1] == '*';
 	DIR *d = opendir("/proc/self/task");
 	struct dirent *e;
 	uint64_t n = 0;
@@ -159,8 +167,9 @@ static inline uint64_t thread_switches(const char *comm)
 		f = fopen(path, "r");
 		while (f && fgets(line, sizeof(line), f)) {
 			if (!strncmp(line, "Name:\t", 6))
-				ours = !strncmp(line + 6, comm, strlen(comm)) &&
-				       line[6 + strlen(comm)] == '\n';
+				ours = prefix ? !strncmp(line + 6, comm, len - 1) :
+				       !strncmp(line + 6, comm, len) &&
+				       line[6 + len] == '\n';
 			else if (ours && sscanf(line, "voluntary_ctxt_switches:"
 						" %llu", &v) == 1)
 				n += v;
