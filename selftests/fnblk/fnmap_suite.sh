@@ -3,7 +3,8 @@
 #
 # libfnmap's own suite (reads under every pattern, writes and syncs,
 # eviction stress, several fault threads, two-process consistency, bad
-# arguments) and the
+# arguments, the kernel reclaiming a read-only mapping's cache under a
+# cgroup's hard limit) and the
 # LD_PRELOAD shim's (mapcat | md5sum, fio's mmap engine, the limits) on
 # ext4 on an fnblk device with a remote store's latency, on the kernel
 # under test. A test of its own so that it has the runner's time to
@@ -50,6 +51,7 @@ for t in test_policy test_args test_read test_write test_cache test_stats test_f
 	fold "$t" env FNMAP_TEST_DIR="$MNT" FNMAP_TEST_ACCESSES=1000 "$fm/tests/$t"
 done
 fold test_shim env FNMAP_TEST_DIR="$MNT" "$fm/tests/test_shim.sh"
+fold test_reclaim env FNMAP_TEST_DIR="$MNT" "$fm/tests/test_reclaim.sh"
 
 echo "1..$n"
 [ $failed -eq 0 ]

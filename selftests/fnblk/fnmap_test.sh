@@ -99,16 +99,18 @@ echo 0 >/proc/sys/vm/unprivileged_userfaultfd
 # minus the hog), a 40 MiB hog joins it for 3 s. memory.high is the limit
 # here, not memory.max alone: past memory.high the kernel throttles
 # whoever allocates instead of killing, which gives the runtime (a sample
-# every 100 ms) the time to give way. Under memory.max alone the cache's
-# anonymous pages cannot be reclaimed, and a burst larger than the
-# headroom is OOM-killed within milliseconds, before any sample (a race
-# this test used to run; Documentation/fnmap.rst). memory.max 96M stays
-# as the hard line. Each step waits for what it needs (a sample of the
-# reader's showing it), not for a guessed time.
+# every 100 ms) the time to give way. Under memory.max alone a burst
+# larger than the headroom meets the OOM killer before any sample unless
+# the kernel can reclaim the cache (a read-only mapping's, MADV_FREE;
+# not a writable one's): a race this test used to run and lose
+# (Documentation/fnmap.rst). memory.max 96M stays as the hard line. Each
+# step waits for what it needs (a sample of the reader's showing it),
+# not for a guessed time.
 fio --name=p --filename="$MNT/p.dat" --size=256M --rw=write --bs=1M \
 	--ioengine=psync --output=/dev/null >/dev/null 2>&1
 mkdir "$CG" && echo 64M >"$CG/memory.high" && echo 96M >"$CG/memory.max" ||
 	skip_all "no memory cgroup"
+: >"$TMP/pressure.out"	# before await reads it
 sh -c "echo \$\$ >$CG/cgroup.procs && exec env FNMAP_BUDGET=512M \
 	$fm/tests/helper_reader -n -s $TMP/stop $MNT/p.dat 300 4" >"$TMP/pressure.out" 2>&1 &
 reader=$!

@@ -206,6 +206,24 @@ static void fill_failed(struct fnmap_runtime *rt, struct fnmap *m, char *dst,
 			  strerror(errno));
 }
 
+/*
+ * The blocks of a read-only mapping just filled: the kernel may take them
+ * back (MADV_FREE: clean anonymous pages are reclaimable without swap,
+ * like the page cache) rather than OOM-kill the process when its cgroup
+ * hits a hard limit faster than the budget follows. A page it took faults
+ * as missing in a resident block, and cache_lost() reads the block again.
+ * Not for writable or private mappings: MADV_FREE clears the dirty bits
+ * the kernel would keep a written page by. After the wake: the waiting
+ * threads need not wait for it, and a late call on a block refilled
+ * meanwhile only marks clean pages again.
+ */
+static void lazyfree(struct fnmap *m, const struct io *io)
+{
+	if (sys_madvise(map_block_addr(m, io->pieces[0].blk), io->len,
+			MADV_FREE) && errno != EINVAL)
+		rt_log("MADV_FREE: %s", strerror(errno));
+}
+
 void cache_fill_done(struct fnmap_runtime *rt, struct io *io)
 {
 	struct cache *c = rt->cache;
@@ -243,6 +261,8 @@ void cache_fill_done(struct fnmap_runtime *rt, struct io *io)
 	atomic_fetch_sub(&c->reading, (uint64_t)io->n * m->bs);
 	counter_max(&c->resident_max, atomic_load(&c->resident));
 	cache_global_unlock(rt);
+	if (!m->wp && io->res >= 0)
+		lazyfree(m, io);
 	if (over_high(c))
 		wake_evictor(c);
 }

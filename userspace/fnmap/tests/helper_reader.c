@@ -3,12 +3,13 @@
  * A program built on libfnmap for the VM tests: THREADS threads read (and
  * with -w also write) random 8-byte words of FILE through fnmap for
  * SECONDS, checking what they read against the pattern of tests/
- * fnmap_test.h (seed 1; -n: do not check; -s STOP: stop earlier, at the
- * first sample after the file STOP appears, so that a test can end the
- * run on an event rather than at a guessed time). Every 250 ms it prints
+ * fnmap_test.h (seed 1; -n: do not check; -m MIB: make FILE with that
+ * pattern first, MIB MiB; -s STOP: stop earlier, at the first sample
+ * after the file STOP appears, so that a test can end the run on an event
+ * rather than at a guessed time). Every 250 ms it prints
  * the cache's state, and at the end its counters:
  *
- *   sample t_ms=... budget_now=... capacity=... resident=...
+ *   sample t_ms=... budget_now=... capacity=... fills=... resident=...
  *   key value          (one per line: budget, shrinks, wrong, ...)
  *
  * The runtime takes its settings from the FNMAP_* environment variables.
@@ -24,6 +25,7 @@ static char *base;
 static uint64_t words;
 static bool writes, check = true;
 static const char *stop_file;
+static uint64_t make_mib;
 static _Atomic bool stop;
 static _Atomic uint64_t wrong, accesses;
 
@@ -60,24 +62,28 @@ int main(int argc, char **argv)
 	double seconds, el;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "wns:")) != -1) {
+	while ((opt = getopt(argc, argv, "wnm:s:")) != -1) {
 		if (opt == 'w')
 			writes = true;
 		else if (opt == 'n')
 			check = false;
+		else if (opt == 'm')
+			make_mib = strtoull(optarg, NULL, 10);
 		else if (opt == 's')
 			stop_file = optarg;
 		else
 			return 2;
 	}
 	if (argc - optind != 3) {
-		fprintf(stderr, "usage: helper_reader [-w] [-n] [-s STOP] FILE SECONDS THREADS\n");
+		fprintf(stderr, "usage: helper_reader [-w] [-n] [-m MIB] [-s STOP] FILE SECONDS THREADS\n");
 		return 2;
 	}
 	seconds = atof(argv[optind + 1]);
 	threads = (unsigned int)atoi(argv[optind + 2]);
 	if (threads < 1 || threads > 64)
 		return 2;
+	if (make_mib)
+		make_file(argv[optind], make_mib << 20, 1);
 	m = fnmap_open(argv[optind], writes ? O_RDWR : O_RDONLY, NULL);
 	if (!m) {
 		fprintf(stderr, "helper_reader: %s\n", fnmap_errmsg());
@@ -95,9 +101,10 @@ int main(int argc, char **argv)
 		     (double)(t.tv_nsec - t0.tv_nsec) / 1e9;
 		fnmap_stats(m, &st);
 		printf("sample t_ms=%.0f budget_now=%llu capacity=%llu "
-		       "resident=%llu\n", el * 1000,
+		       "fills=%llu resident=%llu\n", el * 1000,
 		       (unsigned long long)st.budget_now,
 		       (unsigned long long)st.capacity,
+		       (unsigned long long)st.fills,
 		       (unsigned long long)st.resident);
 		fflush(stdout);
 	} while (el < seconds && !(stop_file && !access(stop_file, F_OK)));
