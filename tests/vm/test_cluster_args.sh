@@ -47,7 +47,7 @@ check "-h prints the usage" sh -c "'$cl' -h | grep -q '^usage: scripts/cluster'"
 }
 mkdir "$tmp/empty"
 rm -f "$tmp/boots"
-"$cl" -o "$tmp/empty" -t 5 $fleet >/dev/null 2>&1
+"$cl" -a tcg -o "$tmp/empty" -t 5 $fleet >/dev/null 2>&1
 check "-o an empty directory is taken (the guest boots)" test -e "$tmp/boots"
 
 echo "1..$n"
