@@ -21,6 +21,10 @@ import threading
 import time
 
 ARGS = ' '.join(sys.argv[1:])
+# "fnblkctl -j dev show" of the storage VM's device (the fields read).
+DEV_JSON = ('{"name": "fnblk0", "bw": 16777216, "fn": "constant", '
+            '"latency_ns": 200000, "overhead": 0, "grace_ns": 2000000, '
+            '"key": "tgid", "policy": "anon", "users": "all"}\n')
 FAIL = os.environ.get('FAKE_FAIL_HOST', '')
 
 
@@ -81,7 +85,8 @@ def storage(ctl_port):
     word = conn.makefile().readline()
     time.sleep(0.2)
     results({'word': word, 'links': ''.join(sorted(connected)),
-             'stats.json': '{"write_bytes": 0}\n'})
+             'stats.json': '{"write_bytes": 0}\n',
+             'dev.json': DEV_JSON})
     status(0)
 
 
@@ -97,8 +102,8 @@ def client():
     else:
         status(1)
         return
-    cmd = run_command()
-    results({'events.csv': cmd + '\n', 'rc': '0\n'})
+    events = '# fnblk-events v1\n# param bw=16MiB/s\njob,cycle,start_ns,end_ns,bytes\n'
+    results({'cmd': run_command() + '\n', 'events.csv': events, 'rc': '0\n'})
     status(1 if FAIL == str(me) else 0)
 
 

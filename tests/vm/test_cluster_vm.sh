@@ -31,7 +31,13 @@ check_eq "three clients that succeed: exit 0" "$rc" 0
 check "each client connected to its own link of the storage VM" \
 	sh -c "for i in 0 1 2; do grep -qx \"link \$i connected\" '$tmp/ok/storage/links' || exit 1; done"
 check "each client VM ran its own part, the fleet's arguments after --; its files in hostI/" \
-	sh -c "for i in 0 1 2; do grep -q \"'client' '-i' '\$i' .* '--' .*'--seed' '1%h'\" '$tmp/ok/host'\$i/events.csv || exit 1; done"
+	sh -c "for i in 0 1 2; do grep -q \"'client' '-i' '\$i' .* '--' .*'--seed' '1%h'\" '$tmp/ok/host'\$i/cmd || exit 1; done"
+check "each host's events got the device's settings that -s did not give, as the storage VM reported them" \
+	sh -c "for i in 0 1 2; do grep -qx '# param latency=200000ns' '$tmp/ok/host'\$i/events.csv &&
+		grep -qx '# param key=tgid' '$tmp/ok/host'\$i/events.csv || exit 1; done"
+check "and kept the ones it gave" \
+	sh -c "[ \$(grep -c '^# param bw=' '$tmp/ok/host0/events.csv') = 1 ] && grep -qx '# param bw=16MiB/s' '$tmp/ok/host0/events.csv'"
+check "before the header line" sh -c "tail -1 '$tmp/ok/host0/events.csv' | grep -qx 'job,cycle,start_ns,end_ns,bytes'"
 check "the storage VM was told to stop once every client had ended" \
 	grep -q '^stop: every client ended$' "$tmp/ok/storage/word"
 check "and its results came back" test -s "$tmp/ok/storage/stats.json"
