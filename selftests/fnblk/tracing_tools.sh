@@ -184,15 +184,19 @@ echo "# perf trace printed $(wc -l <printed.set) of the $(wc -l <raised.set) sub
 lacking raised.set printed.set | sed 's/^/# missed (tid key sector bytes): /'
 
 # Read after the writers: perf trace stopped while they run misses nothing,
-# completions included (perf is then no CPU's current task).
+# completions included (perf is then no CPU's current task). The workload
+# ends only once perf sleeps again, having read everything: its exit would
+# otherwise interrupt perf before it reads, and perf ends when interrupted.
 new_dev
 ref_start
 perf trace -a --no-syscalls -e 'fnblk:fnblk_submit,fnblk:fnblk_complete' \
-	-o perf-trace-after.txt -- sh -c 'kill -STOP $PPID
-	until grep -q "^State:.*stopped" /proc/$PPID/status; do sleep 0.1; done
+	-o perf-trace-after.txt -- sh -c '
+	state() { awk "/^State:/ { print \$2 }" /proc/$PPID/status; }
+	kill -STOP $PPID; until [ "$(state)" = T ]; do sleep 0.1; done
 	fio --name=ckpt --filename='$DEV' --rw=write --bs=64k --size=1m \
 		--direct=1 --numjobs=2 --output=/dev/null
-	r=$?; kill -CONT $PPID; exit $r' >perf-trace-after.log 2>&1
+	r=$?; kill -CONT $PPID; until [ "$(state)" = S ]; do sleep 0.1; done
+	exit $r' >perf-trace-after.log 2>&1
 check "perf trace stopped while fio runs, continued after" [ $? -eq 0 ]
 ref_stop perf-trace-after-ref.txt
 for ev in submit complete; do
