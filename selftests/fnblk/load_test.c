@@ -64,6 +64,16 @@ TEST_F_TIMEOUT(load, parameters_out_of_range_refused, 120)
 		{ "fn=linear:0", "whole K from 1 to 1024" },
 		{ "fn=power:9", "in [-8, 8]" },
 		{ "fn=table:1,0", "in (0, 1024]" },
+		/*
+		 * No number at all, or more than an unsigned long holds: the
+		 * kernel's own "invalid for parameter" named no range.
+		 */
+		{ "bw_mbps=64M", "not a whole number: 0 (unthrottled) or 1 to 1048576 MiB/s" },
+		{ "size_mb=-1", "not a whole number: 1 to 1048576 MiB" },
+		{ "latency_us=99999999999999999999", "0 to 10000000 us" },
+		{ "nr_devices=4294967297", "0 to 1024" },
+		{ "max_users=", "not a whole number: 1 to 1048576 users" },
+		{ "user_retain_s=1h", "0 to 4294967295 s" },
 	};
 	unsigned int i;
 
@@ -79,6 +89,12 @@ TEST_F_TIMEOUT(load, parameters_out_of_range_refused, 120)
 	}
 	/* The largest values in range load. */
 	EXPECT_EQ(0, module_reload("nr_devices=1 bw_mbps=1048576 size_mb=1048576 latency_us=10000000 overhead_kb=1048576 grace_us=10000000 max_users=1048576"));
+	/* At run time too: a refused write names the range, keeps the value. */
+	EXPECT_EQ(0, write_param("user_retain_s", "30"));
+	EXPECT_NE(0, write_param("user_retain_s", "-5\n"));
+	EXPECT_TRUE(dmesg_has("user_retain_s=-5 is not a whole number",
+			      "0 to 4294967295 s"));
+	EXPECT_EQ(0, system("grep -qx 30 /sys/module/fnblk/parameters/user_retain_s"));
 	EXPECT_EQ(0, unload());
 }
 
