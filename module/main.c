@@ -20,28 +20,96 @@
 #include "fnblk.h"
 #include "fnblk_trace.h"
 
-static unsigned int nr_devices = 1;
-module_param(nr_devices, uint, 0444);
+/*
+ * A numeric module parameter: the value given, times unit, is the setting,
+ * which must lie in [min, max] (in the setting's units: bytes, bytes/s,
+ * ns). Checked when the parameter is parsed, in its own units (before any
+ * multiplication, so no value wraps into range), and refused with a message
+ * that names the parameter and its range, whatever was wrong: a number out
+ * of range, or something that is no number at all ("64M", "-1", "").
+ */
+struct fnblk_num_param {
+	unsigned long val;
+	u64 unit, min, max;
+	const char *unit_name;
+	const char *zero;		/* what 0 means, if allowed below min */
+};
+
+static int fnblk_num_param_set(const char *val, const struct kernel_param *kp)
+{
+	struct fnblk_num_param *p = kp->arg;
+	u64 lo = p->min / p->unit, hi = p->max / p->unit;
+	int len = strcspn(val, "\n");	/* a sysfs write ends in one */
+	const char *what = NULL;
+	unsigned long v;
+
+	if (kstrtoul(val, 0, &v))
+		what = "is not a whole number";
+	else if ((v < lo && !(p->zero && !v)) || v > hi)
+		what = "is out of range";
+	if (!what) {
+		WRITE_ONCE(p->val, v);
+		return 0;
+	}
+	if (p->zero)
+		pr_err("%s=%.*s %s: 0 (%s) or %llu to %llu %s\n", kp->name, len,
+		       val, what, p->zero, max_t(u64, lo, 1), hi, p->unit_name);
+	else
+		pr_err("%s=%.*s %s: %llu to %llu %s\n", kp->name, len, val, what,
+		       lo, hi, p->unit_name);
+	return -EINVAL;
+}
+
+static int fnblk_num_param_get(char *buf, const struct kernel_param *kp)
+{
+	const struct fnblk_num_param *p = kp->arg;
+
+	return scnprintf(buf, PAGE_SIZE, "%lu\n", READ_ONCE(p->val));
+}
+
+static const struct kernel_param_ops fnblk_num_param_ops = {
+	.set = fnblk_num_param_set,
+	.get = fnblk_num_param_get,
+};
+
+/* The setting: the value times its unit (in range: checked when parsed). */
+static u64 fnblk_num_param_value(const struct fnblk_num_param *p)
+{
+	return (u64)READ_ONCE(p->val) * p->unit;
+}
+
+static struct fnblk_num_param nr_devices = {
+	1, 1, 0, FNBLK_MAX_DEVICES, "devices"
+};
+module_param_cb(nr_devices, &fnblk_num_param_ops, &nr_devices, 0444);
 MODULE_PARM_DESC(nr_devices, "Devices to create at load time, 0..1024 (default 1)");
 
-static unsigned long size_mb = 1024;
-module_param(size_mb, ulong, 0444);
+static struct fnblk_num_param size_mb = {
+	1024, SZ_1M, SZ_1M, FNBLK_SIZE_MAX, "MiB"
+};
+module_param_cb(size_mb, &fnblk_num_param_ops, &size_mb, 0444);
 MODULE_PARM_DESC(size_mb, "Capacity in MiB, 1..1048576 (default 1024; memory is used on write)");
 
-static unsigned long bw_mbps = 100;
-module_param(bw_mbps, ulong, 0444);
+static struct fnblk_num_param bw_mbps = {
+	100, SZ_1M, SZ_1M, FNBLK_BW_MAX, "MiB/s", "unthrottled"
+};
+module_param_cb(bw_mbps, &fnblk_num_param_ops, &bw_mbps, 0444);
 MODULE_PARM_DESC(bw_mbps, "Bandwidth B in MiB/s, 0 = unthrottled, at most 1048576 (default 100)");
 
 static char *fn = "constant";
 module_param(fn, charp, 0444);
 MODULE_PARM_DESC(fn, "f(n): constant, linear:K, power:A or table:f1,f2,...");
 
-static unsigned long latency_us;
-module_param(latency_us, ulong, 0444);
+static struct fnblk_num_param latency_us = {
+	0, NSEC_PER_USEC, 0, FNBLK_LATENCY_MAX_NS, "us"
+};
+module_param_cb(latency_us, &fnblk_num_param_ops, &latency_us, 0444);
 MODULE_PARM_DESC(latency_us, "Latency added after service, us, at most 10000000 (default 0)");
 
-static unsigned long overhead_kb;
-module_param(overhead_kb, ulong, 0444);
+static struct fnblk_num_param overhead_kb = {
+	0, SZ_1K, 0, FNBLK_OVERHEAD_MAX, "KiB"
+};
+module_param_cb(overhead_kb, &fnblk_num_param_ops, &overhead_kb, 0444);
 MODULE_PARM_DESC(overhead_kb, "Service demand added per request, KiB, at most 1048576 (default 0)");
 
 static char *key = "tgid";
@@ -56,8 +124,10 @@ static char *users = "all";
 module_param(users, charp, 0444);
 MODULE_PARM_DESC(users, "Who shares f(n): all (reads and writes) or writes");
 
-static unsigned long grace_us = 2000;
-module_param(grace_us, ulong, 0444);
+static struct fnblk_num_param grace_us = {
+	2000, NSEC_PER_USEC, 0, FNBLK_GRACE_MAX_NS, "us"
+};
+module_param_cb(grace_us, &fnblk_num_param_ops, &grace_us, 0444);
 MODULE_PARM_DESC(grace_us, "Idle grace before a user stops counting, us, at most 10000000 (default 2000)");
 
 static char *store = "memory";
@@ -68,17 +138,19 @@ static char *cache = "durable";
 module_param(cache, charp, 0444);
 MODULE_PARM_DESC(cache, "Write cache: durable or volatile (lost in a crash until flushed)");
 
-static unsigned int max_users = FNBLK_MAX_USERS_DEFAULT;
-module_param(max_users, uint, 0444);
+static struct fnblk_num_param max_users = {
+	FNBLK_MAX_USERS_DEFAULT, 1, 1, FNBLK_MAX_USERS_LIMIT, "users"
+};
+module_param_cb(max_users, &fnblk_num_param_ops, &max_users, 0444);
 MODULE_PARM_DESC(max_users, "Users a device keeps apart, 1..1048576; more share one overflow user (default 16384)");
 
-static unsigned int user_retain_s = 60;
-module_param(user_retain_s, uint, 0644);
-MODULE_PARM_DESC(user_retain_s, "Seconds an idle user keeps its own record before its totals join the retired bucket (default 60)");
+static struct fnblk_num_param user_retain_s = { 60, 1, 0, U32_MAX, "s" };
+module_param_cb(user_retain_s, &fnblk_num_param_ops, &user_retain_s, 0644);
+MODULE_PARM_DESC(user_retain_s, "Seconds an idle user keeps its own record before its totals join the retired bucket, 0..4294967295 (default 60)");
 
 u64 fnblk_user_retain_ns(void)
 {
-	return (u64)READ_ONCE(user_retain_s) * NSEC_PER_SEC;
+	return fnblk_num_param_value(&user_retain_s) * NSEC_PER_SEC;
 }
 
 static int inject_alloc_failures;
@@ -333,71 +405,17 @@ void fnblk_dev_crash(struct fnblk_dev *dev)
 		fnblk_cache_revive(&dev->store.cache);
 }
 
-/*
- * A numeric module parameter: its value times unit is the setting, which
- * must lie in [min, max] (in the setting's units: bytes, bytes/s, ns).
- * Checked before the multiplication, so no value can wrap into range.
- */
-struct fnblk_num_param {
-	const char *name;
-	unsigned long val;
-	u64 unit, min, max;
-	const char *unit_name;
-	const char *zero;		/* what 0 means, if allowed below min */
-};
-
-static int __init fnblk_num_param(const struct fnblk_num_param *p, u64 *out)
-{
-	u64 lo = p->min / p->unit, hi = p->max / p->unit;
-
-	if ((p->val < lo && !(p->zero && !p->val)) || p->val > hi) {
-		if (p->zero)
-			pr_err("%s=%lu is out of range: 0 (%s) or %llu to %llu %s\n",
-			       p->name, p->val, p->zero, max_t(u64, lo, 1), hi,
-			       p->unit_name);
-		else
-			pr_err("%s=%lu is out of range: %llu to %llu %s\n",
-			       p->name, p->val, lo, hi, p->unit_name);
-		return -EINVAL;
-	}
-	*out = (u64)p->val * p->unit;
-	return 0;
-}
-
 static int __init fnblk_param_config(struct fnblk_config *cfg)
 {
-	const struct fnblk_num_param nums[] = {
-		{ "size_mb", size_mb, SZ_1M, SZ_1M, FNBLK_SIZE_MAX, "MiB" },
-		{ "bw_mbps", bw_mbps, SZ_1M, SZ_1M, FNBLK_BW_MAX, "MiB/s",
-		  "unthrottled" },
-		{ "latency_us", latency_us, NSEC_PER_USEC, 0,
-		  FNBLK_LATENCY_MAX_NS, "us" },
-		{ "overhead_kb", overhead_kb, SZ_1K, 0, FNBLK_OVERHEAD_MAX,
-		  "KiB" },
-		{ "grace_us", grace_us, NSEC_PER_USEC, 0, FNBLK_GRACE_MAX_NS,
-		  "us" },
-		{ "max_users", max_users, 1, 1, FNBLK_MAX_USERS_LIMIT, "users" },
-	};
-	u64 *dst[] = { &cfg->size, &cfg->sched.bw, &cfg->sched.latency_ns,
-		       &cfg->sched.overhead, &cfg->sched.grace_ns, NULL };
 	const char *err = NULL;
-	unsigned int i;
-	u64 v;
 
-	BUILD_BUG_ON(ARRAY_SIZE(nums) != ARRAY_SIZE(dst));
 	fnblk_config_default(cfg);
-	if (nr_devices > FNBLK_MAX_DEVICES) {
-		pr_err("nr_devices=%u is out of range: 0 to %d\n", nr_devices,
-		       FNBLK_MAX_DEVICES);
-		return -EINVAL;
-	}
-	for (i = 0; i < ARRAY_SIZE(nums); i++) {
-		if (fnblk_num_param(&nums[i], &v))
-			return -EINVAL;
-		if (dst[i])
-			*dst[i] = v;
-	}
-	cfg->max_users = max_users;
+	cfg->size = fnblk_num_param_value(&size_mb);
+	cfg->sched.bw = fnblk_num_param_value(&bw_mbps);
+	cfg->sched.latency_ns = fnblk_num_param_value(&latency_us);
+	cfg->sched.overhead = fnblk_num_param_value(&overhead_kb);
+	cfg->sched.grace_ns = fnblk_num_param_value(&grace_us);
+	cfg->max_users = fnblk_num_param_value(&max_users);
 	if (strscpy(cfg->fn_spec, fn, sizeof(cfg->fn_spec)) < 0) {
 		pr_err("fn: specification longer than %d characters\n",
 		       FNBLK_FN_SPEC_LEN - 1);
@@ -463,7 +481,7 @@ static int __init fnblk_create_defaults(struct fnblk_config *cfg)
 	int ret = 0;
 
 	mutex_lock(&fnblk_mutex);
-	for (i = 0; !ret && i < nr_devices; i++) {
+	for (i = 0; !ret && i < nr_devices.val; i++) {
 		ret = fnblk_dev_add(cfg, i, &dev, &err);
 		if (ret)
 			pr_err("cannot create fnblk%u: %s\n", i,
@@ -519,7 +537,7 @@ static int __init fnblk_init(void)
 		goto del_all;
 	WRITE_ONCE(fnblk_live, true);
 	kfree(cfg);
-	pr_info("loaded, %u device(s)\n", nr_devices);
+	pr_info("loaded, %lu device(s)\n", nr_devices.val);
 	return 0;
 
 del_all:
