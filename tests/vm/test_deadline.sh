@@ -82,7 +82,8 @@ for shell in "busybox sh" dash; do
 	check_eq "$shell: a limit of 0 s: usage error" "$?" 2
 done
 
-# --watch: the runner's lines pass unchanged; a program still running 15 s
+# --watch: the runner's lines pass unchanged, each result followed by the
+# program's time in seconds; a program still running 15 s
 # before the runner's timeout (17 s here) gets a dump, one ending sooner
 # none.
 for shell in "busybox sh" dash; do
@@ -99,10 +100,19 @@ for shell in "busybox sh" dash; do
 		echo "ok 2 selftests: fnblk: quick_test"
 		sleep 2
 	} | FNBLK_DEADLINE_CONSOLE=$tmp/console "$@" "$deadline" --watch 17 >"$tmp/out"
-	check_eq "$shell: --watch passes the runner's lines on" "$(cat "$tmp/out")" \
+	check_eq "$shell: --watch passes the runner's lines on, each result followed by its time" \
+		"$(sed 's/: [0-9]* s$/: T s/' "$tmp/out")" \
 		"$(printf '%s\n' '# selftests: fnblk: slow_test' \
 			'not ok 1 selftests: fnblk: slow_test # TIMEOUT 17 seconds' \
-			'# selftests: fnblk: quick_test' 'ok 2 selftests: fnblk: quick_test')"
+			'# fnblk: slow_test: T s' \
+			'# selftests: fnblk: quick_test' 'ok 2 selftests: fnblk: quick_test' \
+			'# fnblk: quick_test: T s')"
+	slow=$(sed -n 's/^# fnblk: slow_test: \([0-9]*\) s$/\1/p' "$tmp/out")
+	quick=$(sed -n 's/^# fnblk: quick_test: \([0-9]*\) s$/\1/p' "$tmp/out")
+	# The slow one's lines came 3 s apart: at least 2 whole seconds
+	# between them by the clock, whatever the load.
+	check "$shell: --watch times the programs (3 s: $slow s, 1 s: $quick s)" \
+		test "${slow:-0}" -ge 2 -a "$slow" -le 60 -a "${quick:-99}" -le 60
 	check "$shell: --watch dumps the state of a program near its timeout" \
 		grep -q 'FNBLK-VM: dump begin: fnblk: slow_test still running after 2 s' "$tmp/console"
 	check_eq "$shell: --watch dumps once, not for the quick program" \
