@@ -41,6 +41,7 @@ FIXTURE_TEARDOWN(fault)
 /* A rule; fields left 0 are not sent (kernel defaults). */
 struct rule {
 	int op, error;
+	uint32_t id;		/* for FAULT_ADD: refused */
 	uint32_t prob, every;
 	uint64_t times, start, len, delay_ns;
 };
@@ -73,6 +74,8 @@ static int rule_add(struct fnl *c, const struct rule *r, struct rule_reply *out)
 	struct nlattr *n = nla_nest_start(m, FNBLK_A_FAULT);
 
 	nla_put_u8(m, FNBLK_FAULT_OP, r->op);
+	if (r->id)
+		nla_put_u32(m, FNBLK_FAULT_ID, r->id);
 	if (r->error)
 		nla_put_u8(m, FNBLK_FAULT_ERROR, r->error);
 	if (r->prob)
@@ -345,6 +348,15 @@ TEST_F(fault, bad_rules_refused)
 		  "fault range wraps around" },
 		{ "eio with a time", { .error = FNBLK_FAULT_EIO,
 		  .delay_ns = 5 }, -EINVAL, "takes no time" },
+		{ "timeout over 10 min", { .error = FNBLK_FAULT_TIMEOUT,
+		  .delay_ns = FNBLK_FAULT_DELAY_MAX_NS + 1 }, -EINVAL,
+		  "fault timeout must be at most 10 min" },
+		{ "delay over 10 min", { .error = FNBLK_FAULT_DELAY,
+		  .delay_ns = FNBLK_FAULT_DELAY_MAX_NS + 1 }, -EINVAL,
+		  "fault delay must be 1 ns to 10 min" },
+		{ "an id chosen by the caller", { .id = 3,
+		  .error = FNBLK_FAULT_EIO }, -EINVAL,
+		  "the kernel numbers fault rules" },
 	};
 	struct rule_reply rr;
 	unsigned int i;

@@ -265,7 +265,7 @@ static const struct bad_case bad_cases[] = {
 	{ "bandwidth too small", FNBLK_CMD_DEV_ADD, b_bw_small, -EINVAL,
 	  "bandwidth must be" },
 	{ "latency too long", FNBLK_CMD_DEV_ADD, b_latency, -EINVAL,
-	  "latency must be at most" },
+	  "latency must be at most 10 s" },
 	{ "bad device name", FNBLK_CMD_DEV_ADD, b_name, -EINVAL,
 	  "name must be fnblkN" },
 	{ "existing device", FNBLK_CMD_DEV_ADD, b_dup, -EEXIST,
@@ -290,6 +290,32 @@ static const struct bad_case bad_cases[] = {
 	  "name must be fnblkN" },
 };
 
+/*
+ * DEV_ADD with one value the module (not the policy) checks, out of its
+ * range: EINVAL, and the message states the range.
+ */
+static const struct {
+	const char *what;
+	int attr, width;	/* bytes of the value: 4, 8 */
+	uint64_t value;
+	const char *fn;		/* with this f(n), if any */
+	const char *msg;
+} bad_values[] = {
+	{ "bandwidth too big", FNBLK_A_BW, 8, FNBLK_BW_MAX + 1, NULL,
+	  "bandwidth must be 0 (unthrottled) or 1 KiB/s to 1 TiB/s" },
+	{ "grace too long", FNBLK_A_GRACE_NS, 8, FNBLK_GRACE_MAX_NS + 1, NULL,
+	  "grace must be at most 10 s" },
+	{ "overhead too big", FNBLK_A_OVERHEAD, 8, FNBLK_OVERHEAD_MAX + 1,
+	  NULL, "overhead must be at most 1 GiB" },
+	/* 1 KiB/s for 1024 users at f = 0.00002: under 0.001 B/s each */
+	{ "rate below the resolution", FNBLK_A_BW, 8, 1024, "table:0.00002",
+	  "< 0.001 B/s per user for an n <= 1024" },
+	{ "max_users 0", FNBLK_A_MAX_USERS, 4, 0, NULL,
+	  "max_users must be 1 to 1048576" },
+	{ "max_users too many", FNBLK_A_MAX_USERS, 4,
+	  FNBLK_MAX_USERS_LIMIT + 1, NULL, "max_users must be 1 to 1048576" },
+};
+
 TEST_F(nl, malformed_requests_refused)
 {
 	struct dev_info d;
@@ -309,6 +335,23 @@ TEST_F(nl, malformed_requests_refused)
 		/* Every refusal explains itself. */
 		EXPECT_NE('\0', self->c.err[0]);
 		EXPECT_NE(NULL, strstr(self->c.err, b->msg));
+	}
+	for (i = 0; i < sizeof(bad_values) / sizeof(bad_values[0]); i++) {
+		struct nl_msg *m = fnl_dev_msg(&self->c, FNBLK_CMD_DEV_ADD, 0,
+					       DEV);
+		int ret;
+
+		if (bad_values[i].width == 8)
+			nla_put_u64(m, bad_values[i].attr, bad_values[i].value);
+		else
+			nla_put_u32(m, bad_values[i].attr,
+				    (uint32_t)bad_values[i].value);
+		if (bad_values[i].fn)
+			nla_put_string(m, FNBLK_A_FN, bad_values[i].fn);
+		ret = fnl_send(&self->c, m, NULL, NULL);
+		TH_LOG("%s: %d \"%s\"", bad_values[i].what, ret, self->c.err);
+		EXPECT_EQ(-EINVAL, ret);
+		EXPECT_NE(NULL, strstr(self->c.err, bad_values[i].msg));
 	}
 	/* Nothing was created or changed by the refused requests. */
 	EXPECT_EQ(-ENODEV, dev_get(&self->c, DEV, &d));
