@@ -17,7 +17,10 @@
 # blocked tasks' stacks to the console); kernel warnings are looked for
 # after every cycle; memory must come back after the last. Prints TAP.
 # FNBLK_STRESS_CYCLES sets the number of cycles (default 25, 5 on a debug
-# kernel; 100 for the full proof).
+# kernel; 100 for the full proof), FNBLK_STRESS_FIRST the first cycle's
+# number (default 1): a proof too long for one boot runs in pieces that
+# together are the cycles one run would have made (settings and seeds
+# follow the cycle's number).
 
 lib=$(dirname "$0")/lib_tap.sh
 [ -f "$lib" ] || lib=/opt/kselftest/fnblk/lib_tap.sh
@@ -28,6 +31,13 @@ lib=$(dirname "$0")/lib_tap.sh
 # cycle takes about ten times longer: 5 cycles there unless told.
 why=$(timing_unchecked)
 CYCLES=${FNBLK_STRESS_CYCLES:-$([ -n "$why" ] && echo 5 || echo 25)}
+FIRST=${FNBLK_STRESS_FIRST:-1}
+case $CYCLES$FIRST in
+*[!0-9]*) echo "lifecycle_stress: FNBLK_STRESS_CYCLES and FNBLK_STRESS_FIRST must be whole numbers" >&2
+	exit 2 ;;
+esac
+[ "$FIRST" -ge 1 ] || { echo "lifecycle_stress: FNBLK_STRESS_FIRST must be at least 1" >&2; exit 2; }
+LAST=$((FIRST + CYCLES - 1))
 [ -n "$why" ] && [ -z "${FNBLK_STRESS_CYCLES:-}" ] &&
 	echo "# $CYCLES cycles on $why (FNBLK_STRESS_CYCLES sets it)"
 # Any single step; ten times that on a debug kernel.
@@ -182,8 +192,8 @@ mem0=$(mem_avail)
 dmesg_lines=$(dmesg | wc -l)
 t0=$(date +%s)
 
-c=0
-while [ $c -lt $CYCLES ]; do
+c=$((FIRST - 1))
+while [ $c -lt $LAST ]; do
 	c=$((c + 1))
 	fn=$(pick $c constant linear:2 table:1,0.5,0.25 power:0.5)
 	policy=$(pick $((c / 4)) anon fifo weighted)
@@ -273,7 +283,7 @@ while [ $c -lt $CYCLES ]; do
 	fi
 done
 elapsed=$(($(date +%s) - t0))
-echo "# $CYCLES cycles in $elapsed s"
+echo "# $CYCLES cycles ($FIRST to $LAST) in $elapsed s"
 
 check_eq "$CYCLES cycles without a hang" "$hangs${first_hang:+ ($first_hang)}" 0
 check_eq "busy devices and the busy module were never removed" \
