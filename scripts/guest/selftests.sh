@@ -4,7 +4,8 @@
 # Guest side of "make check": run the installed fnblk kselftests with the
 # kernel's own runner, showing the TAP output and keeping it in
 # /results/kselftest.tap.
-# usage: selftests.sh [TEST...]   (default: every test in the list)
+# usage: selftests.sh [FNBLK_NAME=VALUE...] [TEST...]
+#        (default: every test in the list; the settings are exported)
 # Exits 1 if any test failed.
 #
 # On a kernel with kmemleak (the debug kernel, "make check-debug") leaks
@@ -26,9 +27,14 @@ if [ -e /proc/lockdep ] || [ -e $kmemleak ]; then
 	t=$(sed -n 's/^timeout=//p' fnblk/settings)
 	[ -z "$t" ] || sed -i "s/^timeout=.*/timeout=$((t * ${FNBLK_TIMEOUT_SCALE:-10}))/" fnblk/settings
 fi
+# Arguments: tests to run, and settings for them (FNBLK_NAME=VALUE, e.g.
+# FNBLK_STRESS_CYCLES=100), exported to every test.
 for t in "$@"; do
 	shift
-	set -- "$@" -t "fnblk:$t"
+	case $t in
+	FNBLK_*=*) export "${t?}" ;;
+	*) set -- "$@" -t "fnblk:$t" ;;
+	esac
 done
 
 # A program still running 15 s before the runner's timeout kills it gets
