@@ -85,7 +85,11 @@ done
 # --watch: the runner's lines pass unchanged, each result followed by the
 # program's time in seconds; a program still running 15 s
 # before the runner's timeout (17 s here) gets a dump, one ending sooner
-# none.
+# none. A process whose command line holds newlines (sh -c SCRIPT; here
+# one whose script has a line like a dump's) is listed on one line.
+sh -c 'sleep 60
+: FNBLK-VM: dump begin: not a dump, a line of a script' &
+scripted=$!
 for shell in "busybox sh" dash; do
 	command -v "${shell%% *}" >/dev/null || continue
 	# shellcheck disable=SC2086 # the shell and its argument
@@ -120,6 +124,8 @@ for shell in "busybox sh" dash; do
 	# while a VM runs).
 	check_eq "$shell: --watch dumps once, not for the quick program" \
 		"$(grep -c '^FNBLK-VM: dump begin: ' "$tmp/console")" 1
+	check "$shell: a command line's newlines do not start lines of the dump" \
+		sh -c "! grep -q '^: FNBLK-VM' '$tmp/console'"
 
 	# The runner's output read through a pipe, as selftests.sh's tee
 	# does: it must end when the runner does, not when a watcher's
@@ -132,6 +138,7 @@ for shell in "busybox sh" dash; do
 	t=$(($(date +%s) - t0))
 	check "$shell: --watch's reader sees the end at once ($t s)" [ "$t" -le 5 ]
 done
+kill "$scripted" 2>/dev/null
 
 # A command no signal ends (the guest's task in D state): given up on
 # 5 s after its KILL, not waited for. Only in the guest's shell.
