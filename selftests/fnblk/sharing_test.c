@@ -103,6 +103,30 @@ static double window_rate(const struct window *w, uint64_t key)
 	return (double)(b - a) / secs(w->t_b - w->t_a);
 }
 
+static void log_window(struct __test_metadata *_metadata,
+		       const struct window *w, const struct wres *res, int n)
+{
+	uint64_t t0 = res[0].start_ns, t1 = res[0].end_ns;
+	size_t i;
+	int k;
+
+	for (k = 1; k < n; k++) {
+		t0 = res[k].start_ns > t0 ? res[k].start_ns : t0;
+		t1 = res[k].end_ns < t1 ? res[k].end_ns : t1;
+	}
+	TH_LOG("window %+.3f to %+.3f s from the last writer's start; the first to stop ended at %+.3f s",
+	       ((double)w->t_a - t0) / 1e9, ((double)w->t_b - t0) / 1e9,
+	       ((double)t1 - t0) / 1e9);
+	for (i = 0; i < w->b.nr; i++)
+		TH_LOG("user %llu: %llu bytes, active %.3f s, %llu activations%s%s",
+		       (unsigned long long)w->b.u[i].key,
+		       (unsigned long long)w->b.u[i].write_bytes,
+		       w->b.u[i].active_ns / 1e9,
+		       (unsigned long long)w->b.u[i].activations,
+		       w->b.u[i].active ? ", active" : "",
+		       w->b.u[i].kthread ? ", kernel thread" : "");
+}
+
 static void note_pids(const pid_t *pids, int n, void *arg)
 {
 	memcpy(arg, pids, (size_t)n * sizeof(*pids));
@@ -157,6 +181,9 @@ TEST_F(share, aggregate_is_fn_times_b)
 		TH_LOG("%s n=%d: aggregate %.3f MiB/s, want %.3f", variant->fn,
 		       n, agg / MiB, fn * BW / MiB);
 		EXPECT_TIMING(near(agg, fn * BW, TOL));
+		/* Where it went wrong: the window, and the users the device had. */
+		if (!_metadata->passed)
+			log_window(_metadata, &w, res, n);
 		free(w.a.u);
 		free(w.b.u);
 		fnl_close(&w.c);
