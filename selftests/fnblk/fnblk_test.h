@@ -334,6 +334,7 @@ struct wspec {
 struct wres {
 	uint64_t start_ns, end_ns, bytes;
 	uint64_t win_bytes;	/* completed inside the measuring window */
+	uint64_t win_busy_ns;	/* their time in the kernel, summed */
 	int error;
 };
 
@@ -347,7 +348,7 @@ struct wthread {
 	const struct wspec *ws;
 	const struct wclock *clk;
 	uint32_t idx;
-	uint64_t bytes, win_bytes;
+	uint64_t bytes, win_bytes, win_busy_ns;
 	int error;
 };
 
@@ -370,7 +371,7 @@ static inline void *wthread_run(void *arg)
 {
 	struct wthread *t = arg;
 	const struct wspec *ws = t->ws;
-	uint64_t chunks = ws->bytes / ws->bs, k, off, done;
+	uint64_t chunks = ws->bytes / ws->bs, k, off, sent, done;
 	void *buf;
 	int fd;
 
@@ -390,14 +391,17 @@ static inline void *wthread_run(void *arg)
 				    (k % 64) * ws->bs);
 		if (!ws->fill)
 			pattern_fill(buf, ws->bs, off, 0);
+		sent = now_ns();
 		if (pwrite(fd, buf, ws->bs, (off_t)off) != (ssize_t)ws->bs) {
 			t->error = errno ? errno : EIO;
 			break;
 		}
 		t->bytes += ws->bs;
 		done = now_ns();
-		if (done >= t->clk->win_start && done < t->clk->win_end)
+		if (done >= t->clk->win_start && done < t->clk->win_end) {
 			t->win_bytes += ws->bs;
+			t->win_busy_ns += done - sent;
+		}
 	}
 	free(buf);
 	close(fd);
@@ -423,6 +427,7 @@ static inline void writer_main(const struct wspec *ws, struct wres *res,
 		pthread_join(tid[i], NULL);
 		res->bytes += t[i].bytes;
 		res->win_bytes += t[i].win_bytes;
+		res->win_busy_ns += t[i].win_busy_ns;
 		if (t[i].error)
 			res->error = t[i].error;
 	}
