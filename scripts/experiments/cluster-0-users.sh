@@ -112,7 +112,13 @@ measure() { # export hosts
 	tail -1 "$SUMMARY"
 	[ "$exp" = nvmet ] && cluster_nvmet_teardown
 	cluster_teardown
-	fnblkctl dev del "$dev"
+	# nbd-server's processes may still be closing the device.
+	i=0
+	until fnblkctl dev del "$dev" 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -lt 50 ] || { say "cannot delete $dev"; return 1; }
+		sleep 0.1
+	done
 }
 
 for nh in 3 6; do

@@ -289,11 +289,18 @@ cluster_nvmet_devs() {
 
 # Disconnect the hosts' controllers and remove the target's configuration.
 cluster_nvmet_teardown() {
-	local c s
+	local c s i
 	for c in /sys/class/nvme/nvme*; do
 		case $(cat "$c/subsysnqn" 2>/dev/null) in
 		fnblk-host*) echo 1 >"$c/delete_controller" ;;
 		esac
+	done
+	# Deleting a controller completes in the background: wait (5 s at
+	# most) so that the target's side is gone before its subsystems are.
+	i=0
+	while grep -qs '^fnblk-host' /sys/class/nvme/nvme*/subsysnqn && [ $i -lt 50 ]; do
+		sleep 0.1
+		i=$((i + 1))
 	done
 	rm -f "$CLUSTER_NVMET"/ports/1/subsystems/* 2>/dev/null
 	rmdir "$CLUSTER_NVMET/ports/1" 2>/dev/null
