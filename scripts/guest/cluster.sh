@@ -47,6 +47,9 @@ CLUSTER_DIR=$out/storage/run
 fail() { echo "cluster: $*"; exit 1; }
 
 modprobe fnblk nr_devices=0 || fail "cannot load fnblk"
+# The hosts' links: without veth, "ip link add ... type veth" fails
+# ("Unknown device type"), as the first run did.
+modprobe -q veth || fail "cannot load veth"
 # shellcheck disable=SC2086 # settings is a list of words
 dev=$(fnblkctl dev add size 1GiB $settings) || fail "fnblkctl dev add size 1GiB $settings failed"
 fnblkctl -j dev show "$dev" >"$out/storage/dev.json"

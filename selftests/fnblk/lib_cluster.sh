@@ -160,9 +160,10 @@ cluster_client_kill() { # i
 	[ -z "$pids" ] || kill -9 $pids
 }
 
-# The device's settings from "fnblkctl -j dev show" as fnblk-fleet
-# --param options (fnblk-fleet reads them only from a local /dev/fnblkN),
-# so every host's events carry them for fnblk-analyze and fnblk-sim.
+# The device's settings from "fnblkctl -j dev show" (a list of one
+# device) as fnblk-fleet --param options (fnblk-fleet reads them only from
+# a local /dev/fnblkN), so every host's events carry them for
+# fnblk-analyze and fnblk-sim.
 cluster_fleet_params() { # dev.json
 	local kv name rest field unit v
 	for kv in bw:bw fn:fn latency:latency_ns:ns overhead:overhead:B \
@@ -172,7 +173,7 @@ cluster_fleet_params() { # dev.json
 		field=${rest%%:*}
 		unit=${rest#"$field"}
 		unit=${unit#:}
-		v=$(fnblkctl json "$field" <"$1") || return 1
+		v=$(fnblkctl json "0.$field" <"$1") || return 1
 		printf -- '--param %s=%s%s ' "$name" "$v" "$unit"
 	done
 }

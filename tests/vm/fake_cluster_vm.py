@@ -21,10 +21,11 @@ import threading
 import time
 
 ARGS = ' '.join(sys.argv[1:])
-# "fnblkctl -j dev show" of the storage VM's device (the fields read).
-DEV_JSON = ('{"name": "fnblk0", "bw": 16777216, "fn": "constant", '
+# "fnblkctl -j dev show" of the storage VM's device: a list of one (the
+# fields read).
+DEV_JSON = ('[{"id": 0, "name": "fnblk0", "bw": 16777216, "fn": "constant", '
             '"latency_ns": 200000, "overhead": 0, "grace_ns": 2000000, '
-            '"key": "tgid", "policy": "anon", "users": "all"}\n')
+            '"key": "tgid", "policy": "anon", "users": "all"}]\n')
 FAIL = os.environ.get('FAKE_FAIL_HOST', '')
 
 
