@@ -339,14 +339,22 @@ struct wres {
 };
 
 /* The release time, the end of a timed run and its measuring window. */
+/*
+ * The writers' common clock. Every writer thread opens the device and
+ * then counts itself in `ready`; the parent releases them all at once by
+ * closing the write end of the `gate` pipe (each blocks reading it), so
+ * a timed run starts when every writer can write, however slowly the
+ * guest forks and schedules them.
+ */
 struct wclock {
-	volatile int go;
 	volatile uint64_t deadline, win_start, win_end;
+	int ready;
+	int gate;		/* the pipe's read end */
 };
 
 struct wthread {
 	const struct wspec *ws;
-	const struct wclock *clk;
+	struct wclock *clk;
 	uint32_t idx;
 	uint64_t bytes, win_bytes, win_busy_ns;
 	int error;
@@ -367,17 +375,36 @@ static inline void pattern_fill(uint8_t *buf, uint32_t len, uint64_t off,
 		buf[i] = fill ? fill : pattern_byte(off + i);
 }
 
+static inline uint32_t wspec_threads(const struct wspec *ws)
+{
+	return ws->qd > 64 ? 64 : ws->qd;
+}
+
+/* A writer thread at the start line: counted, then held until released. */
+static inline void wclock_wait(struct wclock *clk)
+{
+	char c;
+
+	__atomic_add_fetch(&clk->ready, 1, __ATOMIC_SEQ_CST);
+	while (read(clk->gate, &c, 1) < 0 && errno == EINTR)
+		;
+}
+
 static inline void *wthread_run(void *arg)
 {
 	struct wthread *t = arg;
 	const struct wspec *ws = t->ws;
 	uint64_t chunks = ws->bytes / ws->bs, k, off, sent, done;
-	void *buf;
+	void *buf = NULL;
 	int fd;
 
 	fd = open(ws->path, O_WRONLY | O_DIRECT);
-	if (fd < 0 || posix_memalign(&buf, 4096, ws->bs)) {
+	if (fd < 0 || posix_memalign(&buf, 4096, ws->bs))
 		t->error = errno ? errno : ENOMEM;
+	wclock_wait(t->clk);
+	if (t->error) {
+		if (fd >= 0)
+			close(fd);
 		return NULL;
 	}
 	/* A fixed fill is written once: timing tests spend no CPU on it. */
@@ -410,19 +437,21 @@ static inline void *wthread_run(void *arg)
 
 /* Body of one writer process. */
 static inline void writer_main(const struct wspec *ws, struct wres *res,
-			       const struct wclock *clk)
+			       struct wclock *clk)
 {
 	pthread_t tid[64];
 	struct wthread t[64];
-	uint32_t i, qd = ws->qd > 64 ? 64 : ws->qd;
+	uint32_t i, qd = wspec_threads(ws);
+	char c;
 
-	while (!clk->go)
-		usleep(100);
-	res->start_ns = now_ns();
 	for (i = 0; i < qd; i++) {
 		t[i] = (struct wthread){ .ws = ws, .clk = clk, .idx = i };
 		pthread_create(&tid[i], NULL, wthread_run, &t[i]);
 	}
+	/* Released with the threads: EOF reaches every reader at once. */
+	while (read(clk->gate, &c, 1) < 0 && errno == EINTR)
+		;
+	res->start_ns = now_ns();
 	for (i = 0; i < qd; i++) {
 		pthread_join(tid[i], NULL);
 		res->bytes += t[i].bytes;
@@ -451,8 +480,8 @@ static inline int run_writers_hook(const struct wspec *ws, int n,
 		struct wres res[];
 	} *sh;
 	size_t size = sizeof(*sh) + (size_t)n * sizeof(struct wres);
+	int i, status, gate[2], threads = 0, ret = 0;
 	pid_t pid[256];
-	int i, status, ret = 0;
 
 	if (n > 256)
 		return -1;
@@ -461,21 +490,33 @@ static inline int run_writers_hook(const struct wspec *ws, int n,
 	if (sh == MAP_FAILED)
 		return -1;
 	memset(sh, 0, size);
+	if (pipe(gate)) {
+		munmap(sh, size);
+		return -1;
+	}
+	sh->clk.gate = gate[0];
 	for (i = 0; i < n; i++) {
+		threads += (int)wspec_threads(&ws[i]);
 		pid[i] = fork();
 		if (!pid[i]) {
+			close(gate[1]);
 			writer_main(&ws[i], &sh->res[i], &sh->clk);
 			_exit(0);
 		}
 	}
-	usleep(200000);		/* let every process reach the barrier */
+	close(gate[0]);
+	/* Every writer thread has opened the device (or failed): 60 s at
+	 * most, then the run goes on and a missing writer shows as such. */
+	for (i = 0; i < 60000 &&
+	     __atomic_load_n(&sh->clk.ready, __ATOMIC_SEQ_CST) < threads; i++)
+		usleep(1000);
 	if (hook)
 		hook(pid, n, arg);
 	/* Timed runs measure from a quarter in to a tenth before the end. */
 	sh->clk.win_start = now_ns() + duration_ns / 4;
 	sh->clk.win_end = sh->clk.win_start + duration_ns * 13 / 20;
 	sh->clk.deadline = now_ns() + duration_ns;
-	sh->clk.go = 1;
+	close(gate[1]);		/* go */
 	for (i = 0; i < n; i++) {
 		waitpid(pid[i], &status, 0);
 		if (!WIFEXITED(status) || WEXITSTATUS(status) ||

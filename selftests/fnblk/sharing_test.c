@@ -127,9 +127,37 @@ static void log_window(struct __test_metadata *_metadata,
 		       w->b.u[i].kthread ? ", kernel thread" : "");
 }
 
+/* Did the window lie between the last writer's start and the first's end? */
+static bool window_inside(const struct window *w, const struct wres *res,
+			  int n)
+{
+	int k;
+
+	for (k = 0; k < n; k++)
+		if (w->t_a < res[k].start_ns || w->t_b > res[k].end_ns)
+			return false;
+	return true;
+}
+
 static void note_pids(const pid_t *pids, int n, void *arg)
 {
 	memcpy(arg, pids, (size_t)n * sizeof(*pids));
+}
+
+/* The writers' pids, and the window's clock started as they are released
+ * (not before: a slow guest takes long to start eight writers). */
+struct release {
+	pid_t *pids;
+	struct window *w;
+	pthread_t tid;
+};
+
+static void note_pids_open_window(const pid_t *pids, int n, void *arg)
+{
+	struct release *r = arg;
+
+	note_pids(pids, n, r->pids);
+	pthread_create(&r->tid, NULL, window_run, r->w);
 }
 
 /*
@@ -150,8 +178,8 @@ TEST_F(share, aggregate_is_fn_times_b)
 	for (k = 0; k < sizeof(ns) / sizeof(ns[0]); k++) {
 		struct window w = { .skip_ns = 600000000ULL,
 				    .len_ns = 1500000000ULL };
+		struct release rel = { .pids = pids, .w = &w };
 		double fn, each, agg = 0, r;
-		pthread_t tid;
 		uint32_t bs;
 
 		n = ns[k];
@@ -167,10 +195,14 @@ TEST_F(share, aggregate_is_fn_times_b)
 		w.a.u = calloc(64, sizeof(struct fnl_user));
 		w.b.u = calloc(64, sizeof(struct fnl_user));
 		w.a.cap = w.b.cap = 64;
-		pthread_create(&tid, NULL, window_run, &w);
 		ASSERT_EQ(0, run_writers_hook(ws, n, res, 2400000000ULL,
-					      note_pids, pids));
-		pthread_join(tid, NULL);
+					      note_pids_open_window, &rel));
+		pthread_join(rel.tid, NULL);
+		/* The window must lie where every writer runs (it began
+		 * 315 ms before the last writer's start in a 6.1 CI run,
+		 * when writers were released before all had started). */
+		EXPECT_TRUE(window_inside(&w, res, n))
+			log_window(_metadata, &w, res, n);
 		for (i = 0; i < n; i++) {
 			r = window_rate(&w, (uint64_t)pids[i]);
 			agg += r;
