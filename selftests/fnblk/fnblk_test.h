@@ -338,9 +338,9 @@ struct wres {
 	int error;
 };
 
-/* The release time, the end of a timed run and its measuring window. */
 /*
- * The writers' common clock. Every writer thread opens the device and
+ * The writers' common clock: the end of a timed run and its measuring
+ * window, and the start line. Every writer thread opens the device and
  * then counts itself in `ready`; the parent releases them all at once by
  * closing the write end of the `gate` pipe (each blocks reading it), so
  * a timed run starts when every writer can write, however slowly the
