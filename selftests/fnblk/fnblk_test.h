@@ -380,14 +380,21 @@ static inline uint32_t wspec_threads(const struct wspec *ws)
 	return ws->qd > 64 ? 64 : ws->qd;
 }
 
-/* A writer thread at the start line: counted, then held until released. */
-static inline void wclock_wait(struct wclock *clk)
+/* Held until the parent releases the writers: EOF reaches every reader
+ * of the gate at once. */
+static inline void wclock_hold(const struct wclock *clk)
 {
 	char c;
 
-	__atomic_add_fetch(&clk->ready, 1, __ATOMIC_SEQ_CST);
 	while (read(clk->gate, &c, 1) < 0 && errno == EINTR)
 		;
+}
+
+/* A writer thread at the start line: counted, then held until released. */
+static inline void wclock_wait(struct wclock *clk)
+{
+	__atomic_add_fetch(&clk->ready, 1, __ATOMIC_SEQ_CST);
+	wclock_hold(clk);
 }
 
 static inline void *wthread_run(void *arg)
@@ -442,15 +449,12 @@ static inline void writer_main(const struct wspec *ws, struct wres *res,
 	pthread_t tid[64];
 	struct wthread t[64];
 	uint32_t i, qd = wspec_threads(ws);
-	char c;
 
 	for (i = 0; i < qd; i++) {
 		t[i] = (struct wthread){ .ws = ws, .clk = clk, .idx = i };
 		pthread_create(&tid[i], NULL, wthread_run, &t[i]);
 	}
-	/* Released with the threads: EOF reaches every reader at once. */
-	while (read(clk->gate, &c, 1) < 0 && errno == EINTR)
-		;
+	wclock_hold(clk);		/* released with its threads */
 	res->start_ns = now_ns();
 	for (i = 0; i < qd; i++) {
 		pthread_join(tid[i], NULL);
