@@ -70,7 +70,7 @@ for delay in 0 2ms; do
 	done
 	say "fleet $name: $HOSTS hosts, $FLEET"
 	# shellcheck disable=SC2086 # FLEET is a list of words
-	cluster_run_fleets $HOSTS "$RESULTS/$name" $FLEET --jobs 1 --phases file:/tmp/phase.%h \
+	cluster_run_fleets $HOSTS "$RESULTS/$name" $FLEET --jobs 1 --part %h/$HOSTS --phases file:/tmp/phase.%h \
 		--solo-time ${solo}ns --param bw=${BW}MiB/s --param fn=constant ||
 		{ cat "$RESULTS/$name"/host*/fleet.err; exit 1; }
 	fnblk-analyze --skip-cycles 2 --hosts --merged "$RESULTS/$name.csv" \

@@ -42,6 +42,14 @@ check "the storage VM was told to stop once every client had ended" \
 	grep -q '^stop: every client ended$' "$tmp/ok/storage/word"
 check "and its results came back" test -s "$tmp/ok/storage/stats.json"
 check "the run's settings are kept" grep -q '^mode=vm hosts=3' "$tmp/ok/cluster.env"
+check "each host's fleet writes its own slice of the device (--part %h/3, %h its number)" \
+	sh -c "for i in 0 1 2; do grep -q \"'--' .*'--part' '%h/3' .*'--seed' '1%h'\" '$tmp/ok/host'\$i/cmd || exit 1; done"
+timeout 120 "$cl" -M ns -a tcg -t 60 -n 4 -o "$tmp/ns" -- --jobs 1 >"$tmp/ns.out" 2>&1
+check "-M ns: the hosts' fleets get --part %h/4 too" grep -q "'--' '--part' '%h/4' '--jobs' '1'" "$tmp/ns/cmd"
+timeout 300 "$cl" -M vm -a tcg -t 120 -n 2 -o "$tmp/own" -- --jobs 1 --part 0/1 >"$tmp/own.out" 2>&1
+check "a --part of the user's replaces it (here: every host the whole device)" \
+	sh -c "for i in 0 1; do grep -q \"'--part' '0/1'\" '$tmp/own/host'\$i/cmd &&
+		[ \$(grep -o \"'--part'\" '$tmp/own/host'\$i/cmd | wc -l) = 1 ] || exit 1; done"
 
 export FAKE_FAIL_HOST=1
 run fail -n 3

@@ -106,13 +106,38 @@ uint64_t ckpt_write_size(const struct ckpt_opts *o, uint64_t size)
 	return size;
 }
 
-int ckpt_prepare(const struct ckpt_opts *o, unsigned int jobs,
+/*
+ * --part I/N: job 0's region at the start of the I-th of N equal slices
+ * of the target's have bytes (4 KiB-aligned, for O_DIRECT and mmap).
+ */
+static int place_part(struct ckpt_opts *o, unsigned int jobs, uint64_t region,
+		      uint64_t have, char *err, size_t errlen)
+{
+	uint64_t slice = have / o->part_count / CKPT_ALIGN * CKPT_ALIGN;
+	uint64_t need = (uint64_t)jobs * region;
+
+	if (!have)
+		return fnblk_seterr(err, errlen,
+				    "%s is empty: --part %u/%u shares out the size the target has (make it that size first, e.g. truncate -s)",
+				    o->target, o->part_index, o->part_count);
+	if (slice < need)
+		return fnblk_seterr(err, errlen,
+				    "%s: part %u/%u is %" PRIu64 " bytes (1/%u of %"
+				    PRIu64 "), %u jobs of %" PRIu64 " need %" PRIu64,
+				    o->target, o->part_index, o->part_count, slice,
+				    o->part_count, have, jobs, region, need);
+	o->base = (uint64_t)o->part_index * slice;
+	return 0;
+}
+
+int ckpt_prepare(struct ckpt_opts *o, unsigned int jobs,
 		 uint64_t region, char *err, size_t errlen)
 {
-	uint64_t need = (uint64_t)jobs * region, have;
+	uint64_t need = (uint64_t)jobs * region, have = 0;
 	struct stat st;
 	int fd, ret = 0;
 
+	o->base = 0;
 	if (o->dir) {
 		if (stat(o->dir, &st) || !S_ISDIR(st.st_mode))
 			return fnblk_seterr(err, errlen, "%s: not a directory", o->dir);
@@ -127,19 +152,23 @@ int ckpt_prepare(const struct ckpt_opts *o, unsigned int jobs,
 		if (ioctl(fd, BLKGETSIZE64, &have))
 			ret = fnblk_seterr(err, errlen, "%s: BLKGETSIZE64: %s",
 				     o->target, strerror(errno));
-		else if (have < need)
+		else if (!o->part_count && have < need)
 			ret = fnblk_seterr(err, errlen,
 				     "%s: %" PRIu64 " bytes, %u jobs of %" PRIu64
 				     " need %" PRIu64, o->target, have, jobs,
 				     region, need);
 	} else if (S_ISREG(st.st_mode)) {
-		if ((uint64_t)st.st_size < need && ftruncate(fd, need))
+		have = (uint64_t)st.st_size;
+		/* A part's size is a share of the file's: never grown. */
+		if (!o->part_count && have < need && ftruncate(fd, need))
 			ret = fnblk_seterr(err, errlen, "%s: growing to %" PRIu64 ": %s",
 				     o->target, need, strerror(errno));
 	} else {
 		ret = fnblk_seterr(err, errlen, "%s: not a block device or regular file",
 			     o->target);
 	}
+	if (!ret && o->part_count)
+		ret = place_part(o, jobs, region, have, err, errlen);
 	close(fd);
 	return ret;
 }
@@ -195,7 +224,7 @@ int ckpt_open(struct ckpt_writer **wp, const struct ckpt_opts *o,
 		if (!o->rotate && open_file(w, 0, path, sizeof(path), err, errlen))
 			goto fail;
 	} else {
-		w->base = (uint64_t)job * region;
+		w->base = o->base + (uint64_t)job * region;
 		w->fd = open(o->target, w->path->open_flags);
 		if (w->fd < 0) {
 			fnblk_seterr(err, errlen, "%s: %s", o->target, strerror(errno));

@@ -50,21 +50,30 @@ struct ckpt_opts {
 	const char *target;		/* device or file; NULL with dir */
 	const char *dir;		/* one file per job in here */
 	bool rotate;			/* dir: a new file every cycle */
+	/*
+	 * --part I/N: the jobs' regions lie in the I-th of N equal slices of
+	 * the target, so that N fleets sharing it (the hosts of a cluster)
+	 * never write the same bytes. part_count 0: the whole target.
+	 */
+	unsigned int part_index, part_count;
+	uint64_t base;			/* job 0's region; ckpt_prepare sets it */
 };
 
 /* Bytes a write of size actually puts down (O_DIRECT rounds up to 4 KiB). */
 uint64_t ckpt_write_size(const struct ckpt_opts *o, uint64_t size);
 
 /*
- * Check the target can hold jobs regions of region bytes (raw target) and
- * grow a regular file that is too small. 0, or -1 with err.
+ * Check the target can hold jobs regions of region bytes (raw target; in
+ * its part with part_count) and grow a regular file that is too small
+ * (without part_count: a part is a share of the size it has). Sets
+ * o->base. 0, or -1 with err.
  */
-int ckpt_prepare(const struct ckpt_opts *o, unsigned int jobs,
+int ckpt_prepare(struct ckpt_opts *o, unsigned int jobs,
 		 uint64_t region, char *err, size_t errlen);
 
 /*
- * Open job's writer: raw targets write at job * region; dir targets use
- * their own file. 0, or -1 with err.
+ * Open job's writer: raw targets write at base + job * region; dir
+ * targets use their own file. 0, or -1 with err.
  */
 int ckpt_open(struct ckpt_writer **w, const struct ckpt_opts *o,
 	      unsigned int job, uint64_t region, char *err, size_t errlen);

@@ -147,7 +147,8 @@ static enum crash_verdict judge(const struct crash_job *c)
 	return CRASH_LOST;
 }
 
-int crash_verify(const char *target, unsigned int jobs, uint64_t region,
+int crash_verify(const char *target, unsigned int jobs, uint64_t base,
+		 uint64_t region,
 		 const uint64_t *sizes, const struct fnblk_events *ev,
 		 uint64_t crash_ns, uint64_t wait_ns, struct crash_job *out,
 		 char *err, size_t errlen)
@@ -175,7 +176,7 @@ int crash_verify(const char *target, unsigned int jobs, uint64_t region,
 		return fnblk_seterr(err, errlen, "%s", strerror(ENOMEM));
 	}
 	for (j = 0; j < jobs && !ret; j++) {
-		if (scan_job(fd, j, (uint64_t)j * region, sizes[j], buf,
+		if (scan_job(fd, j, base + (uint64_t)j * region, sizes[j], buf,
 			     &out[j]))
 			ret = fnblk_seterr(err, errlen, "reading %s: %s",
 					   target, strerror(errno));

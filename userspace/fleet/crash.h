@@ -41,11 +41,13 @@ int crash_device(const char *target, char *name, size_t len, char *err,
 /* Crash it now; 0 or -1 with err. */
 int crash_now(const char *name, char *err, size_t errlen);
 /*
- * Read back each job's region of target (job j at j * region, sizes[j]
- * bytes) and judge it against the writes ev completed before crash_ns.
- * The device comes back once every job has closed it: wait up to wait_ns.
+ * Read back each job's region of target (job j at base + j * region,
+ * sizes[j] bytes) and judge it against the writes ev completed before
+ * crash_ns. The device comes back once every job has closed it: wait up
+ * to wait_ns.
  */
-int crash_verify(const char *target, unsigned int jobs, uint64_t region,
+int crash_verify(const char *target, unsigned int jobs, uint64_t base,
+		 uint64_t region,
 		 const uint64_t *sizes, const struct fnblk_events *ev,
 		 uint64_t crash_ns, uint64_t wait_ns, struct crash_job *out,
 		 char *err, size_t errlen);

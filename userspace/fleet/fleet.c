@@ -57,6 +57,32 @@ static int set_param(void *ctx, const struct cli_option *o, const char *arg,
 	return 0;
 }
 
+/* --part I/N: 0 <= I < N. */
+static int set_part(void *ctx, const struct cli_option *o, const char *arg,
+		    char *err, size_t errlen)
+{
+	unsigned long i, n;
+	char *end;
+
+	(void)ctx;
+	(void)o;
+	errno = 0;
+	i = strtoul(arg, &end, 10);
+	if (end == arg || *end != '/' || arg[0] == '-')
+		return fnblk_seterr(err, errlen, "expected I/N, e.g. 2/6");
+	arg = end + 1;
+	n = strtoul(arg, &end, 10);
+	if (end == arg || *end || arg[0] == '-' || errno)
+		return fnblk_seterr(err, errlen, "expected I/N, e.g. 2/6");
+	if (n < 1 || n > FLEET_PARTS_MAX || i >= n)
+		return fnblk_seterr(err, errlen,
+				    "expected 0 <= I < N <= %u, got %lu/%lu",
+				    FLEET_PARTS_MAX, i, n);
+	r.io.part_index = (unsigned int)i;
+	r.io.part_count = (unsigned int)n;
+	return 0;
+}
+
 static const struct cli_option io_options[] = {
 	{ .name = "compute-mode", .arg = "MODE", .type = CLI_CHOICE,
 	  .var = &r.comp.mode, .choice = compute_mode_name,
@@ -74,6 +100,11 @@ static const struct cli_option io_options[] = {
 			"checkpoint in one"),
 	{ .name = "dir", .arg = "DIR", .type = CLI_STRING, .var = &r.io.dir,
 	  .help = "one file per job in DIR (job-NNNN.ckpt) instead of TARGET" },
+	{ .name = "part", .arg = "I/N", .type = CLI_CALL, .set = set_part,
+	  .help = "the jobs' regions in the I-th (from 0) of N equal slices "
+		  "of TARGET, whose size is not changed: N fleets sharing a "
+		  "target (the hosts of scripts/cluster) never write the same "
+		  "bytes" },
 	{ .name = "rotate", .type = CLI_FLAG, .var = &r.io.rotate,
 	  .help = "with --dir: a new file each cycle (job-NNNN.CCCCCC.ckpt), "
 		  "the previous one removed once the new one is durable" },
@@ -136,7 +167,8 @@ static const struct cli_program prog = {
 		 "after its phase, a job computes for T, then writes a "
 		 "checkpoint of S bytes durably, every cycle. TARGET is a "
 		 "block device or a regular file (grown to fit); job j writes "
-		 "its region at j * max(S). Every write is an event: its job, "
+		 "its region at j * max(S), from the start of its slice with "
+		 "--part. Every write is an event: its job, "
 		 "cycle, start, end and bytes, kept with -o or --jsonl. At the "
 		 "end a summary gives each job's write times and slowdown.",
 	.groups = groups,
@@ -157,6 +189,8 @@ static int check_args(int argc, char **argv, int first)
 			return cli_usage_error(&prog, "expected one TARGET (or --dir DIR)");
 		r.io.target = argv[first];
 	}
+	if (r.io.part_count && r.io.dir)
+		return cli_usage_error(&prog, "--part needs a TARGET (with --dir each job has a file of its own)");
 	if (r.io.rotate && !r.io.dir)
 		return cli_usage_error(&prog, "--rotate needs --dir");
 	if (r.crash_at_ns && r.io.dir)
@@ -275,8 +309,9 @@ static int check_crash(struct fleet_run *r)
 	for (j = 0; j < r->cfg.jobs; j++)
 		sizes[j] = ckpt_write_size(&r->io, r->plan[j].size);
 	/* The device comes back once every job's file is closed. */
-	if (crash_verify(r->io.target, r->cfg.jobs, r->region, sizes, &r->ev,
-			 r->crash_ns, 10000000000ULL, c, err, sizeof(err))) {
+	if (crash_verify(r->io.target, r->cfg.jobs, r->io.base, r->region,
+			 sizes, &r->ev, r->crash_ns, 10000000000ULL, c, err,
+			 sizeof(err))) {
 		cli_error(&prog, "%s", err);
 		goto out;
 	}

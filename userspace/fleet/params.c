@@ -47,6 +47,12 @@ void record_params(struct fleet_run *r)
 	fnblk_events_set_param(e, "cgroup", r->cgroup ? r->cgroup : "");
 	add_param_u64(e, "memory-max", r->memory_max);
 	add_param_u64(e, "region", r->region);
+	if (r->io.part_count) {
+		snprintf(buf, sizeof(buf), "%u/%u", r->io.part_index,
+			 r->io.part_count);
+		fnblk_events_set_param(e, "part", buf);
+		add_param_u64(e, "region_base", r->io.base);
+	}
 	add_param_u64(e, "start_ns", r->t0);
 	for (j = 0; j < r->cfg.jobs; j++) {
 		snprintf(name, sizeof(name), "plan.%u", j);

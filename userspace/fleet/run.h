@@ -18,6 +18,7 @@
 #include "device.h"
 
 #define PROG "fnblk-fleet"
+#define FLEET_PARTS_MAX	4096	/* --part I/N: N at most */
 
 struct fleet_run {
 	struct fleet_config cfg;

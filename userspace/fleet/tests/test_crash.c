@@ -59,7 +59,7 @@ int main(void)
 	for (j = 0; j < 5; j++)
 		put_job(f, j, blocks[j]);
 	fclose(f);
-	TAP_OK(!crash_verify(path, 5, REGION, sizes, &e, 1000, 0, c, err,
+	TAP_OK(!crash_verify(path, 5, 0, REGION, sizes, &e, 1000, 0, c, err,
 			     sizeof(err)), "read back every region");
 	TAP_EQ_U(c[0].verdict, CRASH_KEPT, "the last completed checkpoint: kept");
 	TAP_EQ_U(c[0].done, 5, "a write that ended after the crash is not done");

@@ -172,5 +172,53 @@ mkdir -p "$TMP/blocked/job-0001.ckpt"	# job 1 cannot open its file
 	grep -q 'a job failed to start' "$TMP/err"
 ok $? "a job that cannot start fails the run with its reason"
 
+# 10. --part I/N: fleets sharing one target write disjoint slices of it.
+# Two fleets of 2 jobs x 512 KiB at once on a 4 MiB file: part 0 owns
+# [0, 2 MiB), part 1 [2 MiB, 4 MiB); without --part both wrote [0, 1 MiB).
+# stamped FILE FROM TO: 4 KiB blocks in [FROM, TO) KiB that carry a
+# checkpoint stamp (every written block starts with one).
+stamped() {
+	python3 -c 'import sys
+f = open(sys.argv[1], "rb"); f.seek(int(sys.argv[2]) * 1024)
+print(sum(f.read(4096)[:8] == b"FNBLKCKP" for _ in range((int(sys.argv[3]) - int(sys.argv[2])) // 4)))' "$@"
+}
+rm -f "$TMP/shared"
+truncate -s 4M "$TMP/shared"
+for i in 0 1; do
+	"$FLEET" -q --jobs 2 --compute 20ms --size 512KiB --cycles 3 --path buffered \
+		--part $i/2 -o "$TMP/part$i.csv" "$TMP/shared" 2>"$TMP/part$i.err" &
+done
+wait
+[ -s "$TMP/part0.csv" ] && [ -s "$TMP/part1.csv" ] && ! [ -s "$TMP/part0.err" ] && ! [ -s "$TMP/part1.err" ]
+ok $? "two fleets with --part 0/2 and 1/2 run at once on one target"
+s=$(stamped "$TMP/shared" 0 1024) t=$(stamped "$TMP/shared" 1024 2048)
+[ "$s" -eq 256 ] && [ "$t" -eq 0 ]
+ok $? "part 0's 2 jobs filled [0, 1 MiB) of its half and nothing more (stamped blocks: $s, $t)"
+s=$(stamped "$TMP/shared" 2048 3072) t=$(stamped "$TMP/shared" 3072 4096)
+[ "$s" -eq 256 ] && [ "$t" -eq 0 ]
+ok $? "part 1's went to [2 MiB, 3 MiB), its own half (stamped blocks: $s, $t)"
+[ "$(stat -c %s "$TMP/shared")" -eq 4194304 ]
+ok $? "the target keeps its size"
+[ "$(param "$TMP/part1.csv" part)" = 1/2 ] && [ "$(param "$TMP/part1.csv" region_base)" = 2097152 ] &&
+	[ -z "$(param "$TMP/a.csv" part)" ]
+ok $? "part and region_base recorded (only with --part)"
+"$FLEET" -q --jobs 3 --size 512KiB --cycles 1 --part 1/3 "$TMP/shared" 2>"$TMP/err"
+[ $? -eq 1 ] && grep -q 'part 1/3 is 1396736 bytes (1/3 of 4194304), 3 jobs of 524288 need 1572864' "$TMP/err"
+ok $? "a part too small for its jobs: exit 1, the sizes named"
+: >"$TMP/empty"
+"$FLEET" -q --jobs 1 --size 4KiB --cycles 1 --part 0/2 "$TMP/empty" 2>"$TMP/err"
+[ $? -eq 1 ] && grep -q 'is empty: --part 0/2' "$TMP/err" && [ ! -s "$TMP/empty" ]
+ok $? "an empty file with --part: exit 1, not grown"
+accepted=
+for bad in 2/2 0/0 1 a/2 -1/2 1/-2 '%h/3' 1/4097 1/2x; do
+	"$FLEET" -q --jobs 1 --part "$bad" "$TMP/shared" 2>"$TMP/err"
+	[ $? -eq 2 ] && grep -q -- "--part" "$TMP/err" || accepted="$accepted $bad"
+done
+[ -z "$accepted" ]
+ok $? "bad --part values refused with exit 2 naming the option (not:${accepted:- none})"
+"$FLEET" -q --jobs 1 --part 0/2 --dir "$TMP" 2>"$TMP/err"
+[ $? -eq 2 ] && grep -q -- '--part needs a TARGET' "$TMP/err"
+ok $? "--part with --dir refused"
+
 echo "1..$n"
 [ "$failed" -eq 0 ]
