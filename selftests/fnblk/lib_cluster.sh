@@ -42,6 +42,7 @@ tc() { "$CLUSTER_TC" "$@"; }
 CLUSTER_PORT=10809
 CLUSTER_EXPORT=${CLUSTER_EXPORT:-sync}
 CLUSTER_DIR=${CLUSTER_DIR:-/tmp/cluster}
+CLUSTER_PROC=${CLUSTER_PROC:-/proc}	# a host test's stand-in /proc
 CLUSTER_NAME=fnblk
 
 cluster_log() { echo "# cluster: $*" >&2; }
@@ -84,8 +85,11 @@ cluster_server_children() {
 	local p
 	p=$(cluster_server_pid)
 	[ -z "$p" ] && return 0
-	# /proc/PID/stat: pid (comm) state ppid ...
-	awk -v p="$p" '$2 == "(nbd-server)" && $4 == p { print $1 }' /proc/[0-9]*/stat 2>/dev/null
+	# /proc/PID/stat: pid (comm) state ppid ... Read through cat, which
+	# skips a process that ended between the glob and the read; awk (mawk,
+	# busybox) given the files would stop there and miss the rest.
+	cat "$CLUSTER_PROC"/[0-9]*/stat 2>/dev/null |
+		awk -v p="$p" '$2 == "(nbd-server)" && $4 == p { print $1 }'
 	return 0
 }
 
