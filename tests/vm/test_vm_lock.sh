@@ -44,6 +44,12 @@ check_eq "the command's exit status comes back" "$("$vl" sh -c 'exit 3'; echo $?
 check "under the caller's flock: runs at once, without waiting" \
 	timeout 10 flock "$FNBLK_VM_LOCK_FILE" "$vl" "$vl" --held
 
+check "--fd: the caller holds the lock on its descriptor once it returns" \
+	bash -c "exec 7>>'$FNBLK_VM_LOCK_FILE'; '$vl' --fd 7 && ! flock -n '$FNBLK_VM_LOCK_FILE' true"
+check "released when the caller's descriptor closes" flock -n "$FNBLK_VM_LOCK_FILE" true
+check_eq "--fd with a descriptor that is not open: usage error" \
+	"$("$vl" --fd 99 2>/dev/null; echo $?)" 2
+
 flock -o "$FNBLK_VM_LOCK_FILE" sleep 30 &
 holder=$!
 i=0
@@ -52,8 +58,12 @@ while ! grep -q "FLOCK.* $holder " /proc/locks && [ $i -lt 50 ]; do
 	i=$((i + 1))
 done
 check "held by another process: --held says no" sh -c "! '$vl' --held"
-timeout 2 "$vl" true 2>/dev/null
+timeout 2 "$vl" true 2>"$tmp/vl.err"
 check_eq "held by another process: the command waits for it" "$?" 124
+check "and says so" grep -q "^vm: waiting for the VM lock $FNBLK_VM_LOCK_FILE\$" "$tmp/vl.err"
+timeout 2 bash -c "exec 7>>'$FNBLK_VM_LOCK_FILE'; '$vl' --fd 7" 2>"$tmp/fd.err"
+check_eq "--fd waits for it too" "$?" 124
+check "and says so" grep -q "^vm: waiting for the VM lock $FNBLK_VM_LOCK_FILE\$" "$tmp/fd.err"
 
 if ls /boot/vmlinuz-* >/dev/null 2>&1; then
 	mkdir "$tmp/bin"
