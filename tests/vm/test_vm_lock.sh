@@ -90,6 +90,11 @@ if [ -n "${vm:-}" ]; then
 		flock "$FNBLK_VM_LOCK_FILE" "$src/scripts/vm" -a tcg -t 60 -o "$tmp/out" -- true \
 		2>"$tmp/vm2.err"
 	check_eq "FNBLK_VM_LOCK under a caller that holds the lock: runs at once" "$?" 0
+	# The same for scripts/experiments/run (it waited for ever): it gets
+	# as far as refusing an experiment that does not exist.
+	FNBLK_VM_LOCK=$FNBLK_VM_LOCK_FILE timeout 20 flock "$FNBLK_VM_LOCK_FILE" \
+		"$src/scripts/experiments/run" -o "$tmp/exp" no-such-experiment >/dev/null 2>&1
+	check_eq "experiments/run under a caller that holds the lock: no wait" "$?" 2
 else
 	skip "scripts/vm with FNBLK_VM_LOCK" "no kernel in /boot"
 fi
