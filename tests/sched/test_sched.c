@@ -334,30 +334,18 @@ static void test_grace_released(void)
  * user could even see its completion. The lateness is credited: the next
  * request resumes where the first left off.
  */
-/*
- * One user alone with the given grace submits S at 0 (due at 10 ms); the
- * host runs the core next at late_ns, as a timer that fires late does.
- */
-static void late_completion(struct host *h, struct fnblk_user *u,
-			    struct host_req *r, uint64_t grace_ns,
-			    uint64_t late_ns)
-{
-	struct fnblk_params p = params(BW, "constant");
-
-	p.grace_ns = grace_ns;
-	host_init(h, &p);
-	fnblk_user_init(u, 1);
-	submit(h, u, r, S, 0);
-	fnblk_sched_run(&h->s, late_ns);
-}
-
 static void test_grace_from_delivery(void)
 {
+	struct fnblk_params p = params(BW, "constant");
 	struct host h;
 	struct fnblk_user u;
 	struct host_req r[2];
 
-	late_completion(&h, &u, &r[0], 2 * MS, 15 * MS);	/* 5 ms late */
+	p.grace_ns = 2 * MS;
+	host_init(&h, &p);
+	fnblk_user_init(&u, 1);
+	submit(&h, &u, &r[0], S, 0);
+	fnblk_sched_run(&h.s, 15 * MS);	/* due at 10 ms, timer 5 ms late */
 	ok(u.active && h.s.nr_active == 1,
 	   "a completion delivered 5 ms late leaves its user active (grace 2 ms)");
 	submit(&h, &u, &r[1], S, 15 * MS + MS / 10);
@@ -469,11 +457,16 @@ static void test_data_join(void)
  */
 static void test_excess_credit_kept(void)
 {
+	struct fnblk_params p = params(BW, "constant");
 	struct host h;
 	struct fnblk_user u;
 	struct host_req r[3];
 
-	late_completion(&h, &u, &r[0], 20 * MS, 17 * MS);	/* 7 ms late */
+	p.grace_ns = 20 * MS;
+	host_init(&h, &p);
+	fnblk_user_init(&u, 1);
+	submit(&h, &u, &r[0], S, 0);
+	fnblk_sched_run(&h.s, 17 * MS);		/* due at 10 ms */
 	submit(&h, &u, &r[1], S, 22 * MS);
 	at(r[1].rq.leave_ns, 22 * MS, 0, "12 ms of credit: the second leaves at once");
 	submit(&h, &u, &r[2], S, 27 * MS);
