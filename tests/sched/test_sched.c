@@ -448,34 +448,6 @@ static void test_data_join(void)
 	is_u64(h.act[h.nr_act - 1].t, 6 * MS, "it leaves a grace after its last delivery");
 }
 
-/*
- * A synchronous writer whose completions come 7 ms late and who takes
- * 5 ms to resubmit: its second request has more credit than demand and
- * leaves at once, 2 ms of share to spare. The third request starts from
- * where the second finished in V, not from when it was looked at, so over
- * the three the writer moved 3 S in 30 ms: its whole share.
- */
-static void test_excess_credit_kept(void)
-{
-	struct fnblk_params p = params(BW, "constant");
-	struct host h;
-	struct fnblk_user u;
-	struct host_req r[3];
-
-	p.grace_ns = 20 * MS;
-	host_init(&h, &p);
-	fnblk_user_init(&u, 1);
-	submit(&h, &u, &r[0], S, 0);
-	fnblk_sched_run(&h.s, 17 * MS);		/* due at 10 ms */
-	submit(&h, &u, &r[1], S, 22 * MS);
-	at(r[1].rq.leave_ns, 22 * MS, 0, "12 ms of credit: the second leaves at once");
-	submit(&h, &u, &r[2], S, 27 * MS);
-	run_until(&h, FNBLK_NEVER);
-	at(r[2].rq.leave_ns, 30 * MS, 2,
-	   "the third keeps the 2 ms the second did not use: 3 S by 30 ms");
-	is_u64(u.activations, 1, "one activity period");
-}
-
 static void test_fifo(void)
 {
 	struct fnblk_params p = params(BW, "linear:4");
@@ -777,7 +749,6 @@ int main(void)
 	test_grace_from_delivery();
 	test_latency_longer_than_grace();
 	test_data_join();
-	test_excess_credit_kept();
 	test_fifo();
 	test_weighted();
 	test_configure();
