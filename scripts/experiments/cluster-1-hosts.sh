@@ -11,6 +11,7 @@
 # baseline; then what the network path adds (write time, slowdown), also
 # with 2 ms one-way netem delay per link; fnblk-sim's prediction of the
 # merged multi-host run (hosts as users, the network's delay as latency).
+# Each host writes its own slice of the device (fnblk-fleet --part).
 
 SUMMARY=$RESULTS/cluster-1-hosts.summary
 HOSTS=6
@@ -18,6 +19,12 @@ BW=16		# MiB/s: a 2 MiB checkpoint takes 125 ms alone
 FLEET="--compute 1s --size 2MiB --cycles 12 --bs 256KiB"
 . /opt/kselftest/fnblk/lib_cluster.sh
 load_fnblk bw_mbps=$BW fn=constant policy=anon key=tgid store=none
+modprobe -q veth || { echo "cannot load veth"; exit 1; }
+# The device's settings for the hosts' events (a host reads /dev/nbdI,
+# not the fnblk device) and the simulator.
+fnblkctl -j dev show fnblk0 >"$RESULTS/dev.json" || exit 1
+DEV_PARAMS=$(cluster_fleet_params "$RESULTS/dev.json") || exit 1
+DEV_LAT=$(fnblkctl json 0.latency_ns <"$RESULTS/dev.json") || exit 1
 
 # The seed-1 phases: job J's first write in fnblk-sim's run, minus T.
 fnblk-sim run --jobs $HOSTS --compute 1s --size 2MiB --bw ${BW}MiB/s --cycles 1 \
@@ -32,30 +39,40 @@ done
 say "seed-1 phases: $(tr '\n' ' ' </tmp/phases)"
 
 # One summary row from an analysis table: order changes, Kuramoto mean,
-# P(n>=3) measured/independent and its ratio, the all-jobs write cost.
+# the pooled gap step's slope (coupling: 0 = gaps kept) with its s.e.,
+# P(n>=3) measured/independent and its ratio, the all-jobs write cost and
+# the mean slowdown (the write cost table only: the hosts' table follows).
 row() { # label analysis.txt
 	t=$2
 	changed=$(pick "$t" '^firing order' | awk '{ print $5 }')
 	r=$(pick "$t" '^Kuramoto' | awk '{ print $6 }')
+	slope=$(pick "$t" '^pooled step on gap' | awk '{ sub(/,$/, "", $17); print $12 "+-" $17 }')
 	tail3=$(awk '$1 == "3" && NF >= 6 { print $4, $5, $6; exit }' "$t")
 	cost=$(awk '/^write cost per job/ { on = 1; next } on && $1 == "all" { print $3, $5; exit }' "$t")
-	slow=$(awk '/^write cost per job/ { on = 1; next } on && $1 ~ /^[0-9]+$/ && $8 != "-" { s += $8; k++ } END { if (k) printf "%.3f", s / k; else print "-" }' "$t")
-	printf '%-22s %8s %8s %10s %10s %7s %9s %9s %9s\n' "$1" "$changed" "$r" $tail3 $cost "$slow" \
-		>>"$SUMMARY"
+	slow=$(awk '/^write cost per job/ { on = 1; next } on && !NF { exit }
+		on && $1 ~ /^[0-9]+$/ && $8 != "-" { s += $8; k++ }
+		END { if (k) printf "%.3f", s / k; else print "-" }' "$t")
+	printf '%-22s %7s %6s %18s %9s %9s %7s %8s %8s %8s\n' "$1" "$changed" "$r" "$slope" $tail3 \
+		$cost "$slow" >>"$SUMMARY"
 }
 {
 	echo "# cluster experiment 1: $HOSTS hosts (namespaces, nbd) vs $HOSTS local jobs, seed-1 phases"
 	echo "# T = 1s, S = 2MiB, bs 256KiB, B = ${BW}MiB/s (solo 125 ms), 12 cycles, first 2 skipped"
 	echo "# changed: firing-order changes (of 9); r: Kuramoto mean (random ~ $(awk "BEGIN { printf \"%.3f\", 1 / sqrt($HOSTS) }"));"
-	echo "# P(n>=3) measured, independent and their ratio; write ms mean and p99; mean slowdown"
-	printf '%-22s %8s %8s %10s %10s %7s %9s %9s %9s\n' run changed r "P(n>=3)" indep ratio \
-		mean_ms p99_ms slowdown
+	echo "# slope: pooled gap step on gap (+- s.e.); P(n>=3) measured, independent and their ratio;"
+	echo "# write ms mean and p99; mean slowdown"
+	printf '%-22s %7s %6s %18s %9s %9s %7s %8s %8s %8s\n' run changed r slope "P(n>=3)" indep \
+		ratio mean_ms p99_ms slowdown
 } >"$SUMMARY"
 
 # Local: six processes on the storage host.
 ANALYZE_ARGS="--skip-cycles 2" run_fleet local $FLEET --jobs $HOSTS --phases file:/tmp/phases \
 	--solo-baseline || exit 1
 row "local jobs" "$RESULTS/local.txt"
+fnblk-sim compare --replay-compute -o "$RESULTS/local.predicted.csv" "$RESULTS/local.csv" \
+	>"$RESULTS/local.compare.txt" 2>&1
+grep -E 'write time (mean|p99)|mean concurrent' "$RESULTS/local.compare.txt" |
+	sed "s/^/#   local sim: /" >>"$SUMMARY"
 solo=$(sed -n 's/^# param solo_ns.0=//p' "$RESULTS/local.csv")
 
 # Hosts: one job each, with and without 2 ms one-way delay per link.
@@ -69,19 +86,27 @@ for delay in 0 2ms; do
 		i=$((i + 1))
 	done
 	say "fleet $name: $HOSTS hosts, $FLEET"
-	# shellcheck disable=SC2086 # FLEET is a list of words
-	cluster_run_fleets $HOSTS "$RESULTS/$name" $FLEET --jobs 1 --part %h/$HOSTS --phases file:/tmp/phase.%h \
-		--solo-time ${solo}ns --param bw=${BW}MiB/s --param fn=constant ||
+	fnblkctl stats reset fnblk0
+	# shellcheck disable=SC2086 # FLEET and DEV_PARAMS are lists of words
+	cluster_run_fleets $HOSTS "$RESULTS/$name" $FLEET --jobs 1 --part %h/$HOSTS \
+		--phases file:/tmp/phase.%h --solo-time ${solo}ns $DEV_PARAMS ||
 		{ cat "$RESULTS/$name"/host*/fleet.err; exit 1; }
+	# Whom the device saw: one serving process per host, and the bytes.
+	cluster_storage_collect fnblk0 "$RESULTS/$name"
+	cluster_writers "$RESULTS/$name/users.json" >"$RESULTS/$name/writers"
+	say "$name: $(wc -l <"$RESULTS/$name/writers") users wrote, $(fnblkctl json write_bytes \
+		<"$RESULTS/$name/stats.json") bytes, peak n $(fnblkctl json peak_active \
+		<"$RESULTS/$name/stats.json")"
 	fnblk-analyze --skip-cycles 2 --hosts --merged "$RESULTS/$name.csv" \
 		"$RESULTS/$name"/host[0-9]/events.csv >"$RESULTS/$name.txt" || exit 1
 	row "$HOSTS hosts, delay $delay" "$RESULTS/$name.txt"
-	# The simulator: hosts as users, the network's round trip as latency.
-	lat=0ns
-	[ $delay = 0 ] || lat=4ms
-	fnblk-sim compare --replay-compute --latency $lat "$RESULTS/$name.csv" \
-		>"$RESULTS/$name.compare.txt" 2>&1
-	grep -E 'write time (mean|p99)|mean concurrent|^fnblk-sim' "$RESULTS/$name.compare.txt" | head -5 |
+	# The simulator: hosts as users, the network's round trip added to
+	# the device's latency.
+	lat=$DEV_LAT
+	[ $delay = 0 ] || lat=$((DEV_LAT + 4000000))
+	fnblk-sim compare --replay-compute --latency ${lat}ns -o "$RESULTS/$name.predicted.csv" \
+		"$RESULTS/$name.csv" >"$RESULTS/$name.compare.txt" 2>&1
+	grep -E 'write time (mean|p99)|mean concurrent' "$RESULTS/$name.compare.txt" |
 		sed "s/^/#   $name sim: /" >>"$SUMMARY"
 	i=0
 	while [ $i -lt $HOSTS ]; do
