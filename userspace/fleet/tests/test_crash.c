@@ -14,8 +14,11 @@
 
 #define REGION	(4 * CKPT_BLOCK)
 
-/* Blocks of job's region stamped with cycles[] (-1: left unwritten). */
-static void put_job(FILE *f, unsigned int job, const int *cycles)
+/*
+ * Blocks of job's region, the regions from base, stamped with cycles[]
+ * (-1: left unwritten).
+ */
+static void put_job_at(FILE *f, long base, unsigned int job, const int *cycles)
 {
 	char block[CKPT_BLOCK];
 	int b;
@@ -24,9 +27,41 @@ static void put_job(FILE *f, unsigned int job, const int *cycles)
 		memset(block, 0, sizeof(block));
 		if (cycles[b] >= 0)
 			ckpt_stamp(block, sizeof(block), job, (uint64_t)cycles[b]);
-		fseek(f, (long)(job * REGION + b * CKPT_BLOCK), SEEK_SET);
+		fseek(f, base + (long)(job * REGION + b * CKPT_BLOCK), SEEK_SET);
 		fwrite(block, 1, sizeof(block), f);
 	}
+}
+
+static void put_job(FILE *f, unsigned int job, const int *cycles)
+{
+	put_job_at(f, 0, job, cycles);
+}
+
+/* --part: a fleet whose regions start at base reads them there. */
+static void test_base(void)
+{
+	static const int kept[4] = { 2, 2, 2, 2 };
+	static const struct fnblk_event ev[] = { { 0, 2, 100, 200, REGION } };
+	struct fnblk_events e = { .ev = (struct fnblk_event *)ev, .nr = 1 };
+	uint64_t sizes[1] = { REGION };
+	char path[] = "/tmp/fnblk-crash-XXXXXX", err[256];
+	struct crash_job c[1];
+	int fd = mkstemp(path);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+
+	TAP_OK(f != NULL, "temporary target for a part");
+	if (!f)
+		return;
+	put_job_at(f, 3 * REGION, 0, kept);
+	fclose(f);
+	TAP_OK(!crash_verify(path, 1, 3 * REGION, REGION, sizes, &e, 1000, 0,
+			     c, err, sizeof(err)), "read back a part's region");
+	TAP_EQ_U(c[0].verdict, CRASH_KEPT, "at its base: kept");
+	TAP_OK(!crash_verify(path, 1, 0, REGION, sizes, &e, 1000, 0, c, err,
+			     sizeof(err)), "read back the target's first region");
+	TAP_EQ_U(c[0].verdict, CRASH_LOST,
+		 "read where it did not write: its checkpoint is not there");
+	unlink(path);
 }
 
 int main(void)
@@ -71,6 +106,7 @@ int main(void)
 	TAP_EQ_U(c[4].verdict, CRASH_LOST, "part of the last one gone: lost");
 	TAP_EQ_U(c[4].unstamped, 2, "blocks without a stamp are counted");
 	unlink(path);
+	test_base();
 	printf("1..%d\n", tap_n);
 	return tap_failed ? 1 : 0;
 }
