@@ -72,6 +72,12 @@ static const struct kernel_param_ops fnblk_num_param_ops = {
 	.get = fnblk_num_param_get,
 };
 
+/*
+ * module_param_cb() records no type for modinfo to show: each numeric
+ * parameter below names the type of its value with __MODULE_PARM_TYPE().
+ */
+#define FNBLK_NUM_PARAM_TYPE "ulong"	/* struct fnblk_num_param.val */
+
 /* The setting: the value times its unit (in range: checked when parsed). */
 static u64 fnblk_num_param_value(const struct fnblk_num_param *p)
 {
@@ -82,18 +88,21 @@ static struct fnblk_num_param nr_devices = {
 	1, 1, 0, FNBLK_MAX_DEVICES, "devices"
 };
 module_param_cb(nr_devices, &fnblk_num_param_ops, &nr_devices, 0444);
+__MODULE_PARM_TYPE(nr_devices, FNBLK_NUM_PARAM_TYPE);
 MODULE_PARM_DESC(nr_devices, "Devices to create at load time, 0..1024 (default 1)");
 
 static struct fnblk_num_param size_mb = {
 	1024, SZ_1M, SZ_1M, FNBLK_SIZE_MAX, "MiB"
 };
 module_param_cb(size_mb, &fnblk_num_param_ops, &size_mb, 0444);
+__MODULE_PARM_TYPE(size_mb, FNBLK_NUM_PARAM_TYPE);
 MODULE_PARM_DESC(size_mb, "Capacity in MiB, 1..1048576 (default 1024; memory is used on write)");
 
 static struct fnblk_num_param bw_mbps = {
 	100, SZ_1M, SZ_1M, FNBLK_BW_MAX, "MiB/s", "unthrottled"
 };
 module_param_cb(bw_mbps, &fnblk_num_param_ops, &bw_mbps, 0444);
+__MODULE_PARM_TYPE(bw_mbps, FNBLK_NUM_PARAM_TYPE);
 MODULE_PARM_DESC(bw_mbps, "Bandwidth B in MiB/s, 0 = unthrottled, at most 1048576 (default 100)");
 
 static char *fn = "constant";
@@ -104,12 +113,14 @@ static struct fnblk_num_param latency_us = {
 	0, NSEC_PER_USEC, 0, FNBLK_LATENCY_MAX_NS, "us"
 };
 module_param_cb(latency_us, &fnblk_num_param_ops, &latency_us, 0444);
+__MODULE_PARM_TYPE(latency_us, FNBLK_NUM_PARAM_TYPE);
 MODULE_PARM_DESC(latency_us, "Latency added after service, us, at most 10000000 (default 0)");
 
 static struct fnblk_num_param overhead_kb = {
 	0, SZ_1K, 0, FNBLK_OVERHEAD_MAX, "KiB"
 };
 module_param_cb(overhead_kb, &fnblk_num_param_ops, &overhead_kb, 0444);
+__MODULE_PARM_TYPE(overhead_kb, FNBLK_NUM_PARAM_TYPE);
 MODULE_PARM_DESC(overhead_kb, "Service demand added per request, KiB, at most 1048576 (default 0)");
 
 static char *key = "tgid";
@@ -128,6 +139,7 @@ static struct fnblk_num_param grace_us = {
 	2000, NSEC_PER_USEC, 0, FNBLK_GRACE_MAX_NS, "us"
 };
 module_param_cb(grace_us, &fnblk_num_param_ops, &grace_us, 0444);
+__MODULE_PARM_TYPE(grace_us, FNBLK_NUM_PARAM_TYPE);
 MODULE_PARM_DESC(grace_us, "Idle grace before a user stops counting, us, at most 10000000 (default 2000)");
 
 static char *store = "memory";
@@ -142,10 +154,12 @@ static struct fnblk_num_param max_users = {
 	FNBLK_MAX_USERS_DEFAULT, 1, 1, FNBLK_MAX_USERS_LIMIT, "users"
 };
 module_param_cb(max_users, &fnblk_num_param_ops, &max_users, 0444);
+__MODULE_PARM_TYPE(max_users, FNBLK_NUM_PARAM_TYPE);
 MODULE_PARM_DESC(max_users, "Users a device keeps apart, 1..1048576; more share one overflow user (default 16384)");
 
 static struct fnblk_num_param user_retain_s = { 60, 1, 0, U32_MAX, "s" };
 module_param_cb(user_retain_s, &fnblk_num_param_ops, &user_retain_s, 0644);
+__MODULE_PARM_TYPE(user_retain_s, FNBLK_NUM_PARAM_TYPE);
 MODULE_PARM_DESC(user_retain_s, "Seconds an idle user keeps its own record before its totals join the retired bucket, 0..4294967295 (default 60)");
 
 u64 fnblk_user_retain_ns(void)
