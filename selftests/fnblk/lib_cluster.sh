@@ -119,6 +119,9 @@ cluster_netem() { # dev delay jitter rate [ns]
 	'' | 0 | 00) return 0 ;;
 	esac
 	set -- "$1" "${2:-0}" "${3:-0}" "$4" "${5:-}"
+	# tc does not load the qdisc's module (the guest has no modprobe
+	# helper for it): "Specified qdisc kind is unknown" otherwise.
+	modprobe -q sch_netem || { cluster_log "cannot load sch_netem"; return 1; }
 	args="delay $2"
 	[ "$3" != 0 ] && args="$args $3 distribution normal"
 	[ -n "$4" ] && args="$args rate $4"
