@@ -11,7 +11,8 @@
 # each host's data read back
 # on the storage host are what it wrote, that killing one host mid-write
 # fails only that host's writes, and that a host with two connections is
-# two users (what breaks "one host, one user"). Prints TAP.
+# two users (what breaks "one host, one user"), and that a link's netem
+# delay is in place (scripts/cluster -d). Prints TAP.
 #
 # CLUSTER_EXPORT=buffered runs the same checks on nbd-server's default
 # export (through the storage host's page cache), which fails them.
@@ -176,6 +177,20 @@ wait
 fnblkctl -j stats "$dev" >"$TMP/stats2.json"
 check_eq "one host with two connections counts as 2 users" \
 	"$(jget peak_active "$TMP/stats2.json")" 2
+
+# 5. Network delay (scripts/cluster -d): host 4's link with 20 ms one-way
+# netem delay on both ends has the qdisc on both, and no round trip over
+# it is shorter than 40 ms (netem never delivers early). tc needs the
+# sch_netem module loaded ("Specified qdisc kind is unknown" otherwise).
+cluster_client_add 4 20ms
+check "a host with 20 ms netem delay is set up" [ $? -eq 0 ]
+check "netem on the storage end of its link" \
+	sh -c "'$CLUSTER_TC' qdisc show dev cl4s | grep -q 'netem.*delay 20ms'"
+check "and on the host's end" \
+	sh -c "'$CLUSTER_IP' netns exec cl4 '$CLUSTER_TC' qdisc show dev eth0 | grep -q 'netem.*delay 20ms'"
+rtt=$(cluster_on 4 ping -c 3 -q 10.77.4.1 | sed -n 's|.*= \([0-9.]*\)/.*|\1|p')
+check "no round trip shorter than 2 x 20 ms (min ${rtt:-none} ms)" \
+	awk -v r="${rtt:-0}" 'BEGIN { exit !(r >= 40) }'
 
 echo "1..$n"
 [ $failed -eq 0 ]
