@@ -34,6 +34,7 @@
  * fill and eviction.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -191,6 +192,27 @@ static void post_fresh(struct cache *c, const struct fnmap *m, uint32_t blk)
 	pthread_mutex_unlock(&c->fresh_lock);
 }
 
+/*
+ * Drop block blk's pages of a zero-copy mapping: from the memfd, so from
+ * the region and the view (the next access faults as missing).
+ */
+void cache_punch(struct fnmap *m, uint32_t blk)
+{
+	if (fallocate(m->memfd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+		      (off_t)blk << m->bshift, (off_t)map_block_len(m, blk)))
+		rt_log("punching a hole in the memfd: %s", strerror(errno));
+}
+
+/* Map a filled block: from its staging buffer, or (zero-copy) the pages
+ * the read filled in place. */
+static int fill_map(struct fnmap_runtime *rt, struct fnmap *m, char *dst,
+		    const char *buf, size_t len)
+{
+	if (m->zero_copy)
+		return uffd_continue(&rt->uffd, dst, len);
+	return uffd_copy(&rt->uffd, dst, buf, len, m->wp);
+}
+
 /* A block whose read failed: poisoned where the kernel can (an access
  * gets SIGBUS, as with mmap), zeros elsewhere; the error sticks to the
  * mapping either way, and eviction lets a later access try again. */
@@ -198,10 +220,12 @@ static void fill_failed(struct fnmap_runtime *rt, struct fnmap *m, char *dst,
 			char *buf, size_t len, int err)
 {
 	atomic_store(&m->io_error, err);
-	if (!uffd_poison(&rt->uffd, dst, len))
+	/* Zero-copy: a poison marker would outlive the hole an eviction
+	 * punches (truncation keeps markers), so zeros, as on 6.1. */
+	if (!m->zero_copy && !uffd_poison(&rt->uffd, dst, len))
 		return;
 	memset(buf, 0, len);
-	if (uffd_copy(&rt->uffd, dst, buf, len, m->wp))
+	if (fill_map(rt, m, dst, buf, len))
 		rt_log("mapping zeros after a read error: %s",
 			  strerror(errno));
 }
@@ -243,11 +267,13 @@ void cache_fill_done(struct fnmap_runtime *rt, struct io *io)
 		counter_add(&m->c.fill_bytes, len);
 		if (io->res < 0) {
 			fill_failed(rt, m, dst, io->bufs[k], len, -io->res);
-		} else if (uffd_copy(&rt->uffd, dst, io->bufs[k], len, m->wp)) {
-			rt_log("UFFDIO_COPY: %s", strerror(errno));
+		} else if (fill_map(rt, m, dst, io->bufs[k], len)) {
+			rt_log("%s: %s", m->zero_copy ? "UFFDIO_CONTINUE" :
+			       "UFFDIO_COPY", strerror(errno));
 			atomic_store(&m->io_error, errno);
 		}
-		staging_put(rt->staging, io->bufs[k], m->bs);
+		if (!m->zero_copy)
+			staging_put(rt->staging, io->bufs[k], m->bs);
 		/* Resident before anyone runs: a thread that writes at once
 		 * must find the block resident when its fault comes in. */
 		b_set_state(b, B_RESIDENT, 0);
@@ -261,7 +287,7 @@ void cache_fill_done(struct fnmap_runtime *rt, struct io *io)
 	atomic_fetch_sub(&c->reading, (uint64_t)io->n * m->bs);
 	counter_max(&c->resident_max, atomic_load(&c->resident));
 	cache_global_unlock(rt);
-	if (!m->wp && io->res >= 0)
+	if (!m->wp && !m->zero_copy && io->res >= 0)
 		lazyfree(m, io);
 	if (over_high(c))
 		wake_evictor(c);
@@ -322,8 +348,10 @@ static void finish_evict(struct fnmap_runtime *rt, struct fnmap *m,
 	struct fnmap_block *b = &m->blocks[blk];
 	uint32_t s, seq = 0;
 
-	if (sys_madvise(map_block_addr(m, blk), map_block_len(m, blk),
-			MADV_DONTNEED))
+	if (m->zero_copy)
+		cache_punch(m, blk);
+	else if (sys_madvise(map_block_addr(m, blk), map_block_len(m, blk),
+			     MADV_DONTNEED))
 		rt_log("MADV_DONTNEED: %s", strerror(errno));
 	atomic_fetch_sub(&c->resident, m->bs);
 	if (ghost) {

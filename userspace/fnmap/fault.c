@@ -372,10 +372,20 @@ static bool handle(struct fault_thread *ft, const struct uffd_msg *msg)
 	}
 	counter_add(&m->c.faults, 1);
 	if (b_state(atomic_load(&m->blocks[blk].state)) == B_RESIDENT) {
-		if (page_present(page) || (flags & UFFD_PAGEFAULT_FLAG_WP))
+		/* Zero-copy: the memfd holds the page but the region lost
+		 * its entry (the program's MADV_DONTNEED, swap): map it. A
+		 * minor fault elsewhere is a miss, the read may be landing
+		 * in that page: never map it before the read completes. */
+		if (flags & UFFD_PAGEFAULT_FLAG_MINOR) {
+			if (uffd_continue(&rt->uffd, page, FNMAP_PAGE_SIZE))
+				rt_log("UFFDIO_CONTINUE: %s", strerror(errno));
 			uffd_wake(&rt->uffd, page, FNMAP_PAGE_SIZE);
-		else
+		} else if (page_present(page) ||
+			   (flags & UFFD_PAGEFAULT_FLAG_WP)) {
+			uffd_wake(&rt->uffd, page, FNMAP_PAGE_SIZE);
+		} else {
 			cache_lost(rt, m, blk);
+		}
 		return true;
 	}
 	fault_miss(m, blk, false);

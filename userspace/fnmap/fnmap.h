@@ -27,7 +27,7 @@ extern "C" {
 
 /* man: begin */
 #define FNMAP_VERSION_MAJOR	1
-#define FNMAP_VERSION_MINOR	0
+#define FNMAP_VERSION_MINOR	1
 
 /* ---- The process-wide runtime ---------------------------------------- */
 
@@ -39,7 +39,8 @@ extern "C" {
 #define FNMAP_CFG_NO_PREFETCH	(1u << 4) /* ignore advice, detect no strides */
 #define FNMAP_CFG_PSYNC		(1u << 5) /* preadv/pwritev, not io_uring */
 #define FNMAP_CFG_DIRECT	(1u << 6) /* fault threads submit demand reads */
-#define FNMAP_CFG_ALL		((1u << 7) - 1)
+#define FNMAP_CFG_CONTINUE	(1u << 7) /* read-only: zero-copy fills */
+#define FNMAP_CFG_ALL		((1u << 8) - 1)
 
 struct fnmap_config {
 	/* Bytes the cache may hold in all mappings; 0 = a quarter of the
@@ -199,6 +200,10 @@ struct fnmap_stats {
 	unsigned int direct_io;	/* 1 if the file is read with O_DIRECT */
 	const char *uffd_source; /* "syscall", "/dev/userfaultfd", "user-mode-only" */
 	const char *io_engine;	/* "io_uring", "psync" */
+	/* How m's blocks are mapped: "copy" (UFFDIO_COPY from a staging
+	 * buffer) or "continue" (read in place, UFFDIO_CONTINUE); NULL for
+	 * all mappings. (Since 1.1.) */
+	const char *fill_method;
 };
 
 /*

@@ -141,6 +141,12 @@ struct fnmap {
 	bool writable;			/* the program may write (shared) */
 	bool private_map;		/* FNMAP_PRIVATE: writes stay here */
 	bool wp;			/* registered for write protection */
+	/* Zero-copy fills (FNMAP_CFG_CONTINUE, read-only mappings): the
+	 * region maps memfd, reads land in view (the same pages, mapped
+	 * writable for the runtime alone) and UFFDIO_CONTINUE maps them. */
+	bool zero_copy;
+	int memfd;
+	char *view;
 	bool blockdev;
 	dev_t dev;			/* the file, to find other mappings */
 	ino_t ino;
@@ -156,6 +162,12 @@ struct fnmap {
 	_Atomic uint64_t unmapped;	/* bytes munmap()ed by the program */
 	struct fnmap_counters c;
 };
+
+/* Where the runtime reads block blk in: the view (zero-copy). */
+static inline char *map_view_addr(const struct fnmap *m, uint32_t blk)
+{
+	return m->view + ((size_t)blk << m->bshift);
+}
 
 static inline uint32_t map_block_of(const struct fnmap *m, const void *addr)
 {
@@ -383,6 +395,8 @@ void wb_forget_block(struct fnmap *m, uint32_t blk);
 
 /* A block of m left with a partial munmap(). */
 void cache_gone(struct fnmap_runtime *rt, struct fnmap *m);
+/* Zero-copy mappings: drop block blk's pages from the memfd. */
+void cache_punch(struct fnmap *m, uint32_t blk);
 
 /* map.c */
 void map_sync_all(struct fnmap_runtime *rt);

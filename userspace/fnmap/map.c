@@ -10,6 +10,12 @@
  * blocks. Reads and writes go through a second open file description with
  * O_DIRECT where the file allows it: the page cache then holds none of the
  * data, which is the point (the cache is ours, bounded and accounted).
+ *
+ * With FNMAP_CFG_CONTINUE a read-only mapping's region is instead a shared
+ * mapping of a memfd, registered for minor faults too, and the runtime
+ * reads straight into a second, writable mapping of the same memfd (the
+ * view): UFFDIO_CONTINUE then maps the pages the read filled, with no
+ * copy.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -221,6 +227,10 @@ static void sync_siblings(struct fnmap_runtime *rt, const struct fnmap *m)
 
 static void map_free(struct fnmap *m)
 {
+	if (m->view)
+		sys_munmap(m->view, m->length);
+	if (m->memfd >= 0)
+		close(m->memfd);
 	if (m->fd >= 0 && m->fd != m->fd_buffered)
 		close(m->fd);
 	if (m->fd_buffered >= 0)
@@ -229,6 +239,41 @@ static void map_free(struct fnmap *m)
 	free(m->dirty_bits);
 	wb_destroy(&m->wb);
 	free(m);
+}
+
+/*
+ * The region and the view of a zero-copy mapping: a memfd of the region's
+ * length, mapped shared twice. (The region cannot go through a read-only
+ * descriptor of the memfd: userfaultfd registers only ranges that may be
+ * made writable. Its protection is the program's prot, as for the
+ * anonymous region.)
+ */
+static void *open_zero_copy(struct fnmap *m, void *addr, int prot, int fixed)
+{
+	void *base;
+
+	m->memfd = memfd_create("fnmap", MFD_CLOEXEC);
+	if (m->memfd < 0)
+		return rt_fail(NULL, 0, errno, "memfd_create: %s",
+			       strerror(errno)), MAP_FAILED;
+	if (ftruncate(m->memfd, (off_t)m->length))
+		return rt_fail(NULL, 0, errno, "sizing the memfd to %zu "
+			       "bytes: %s", m->length, strerror(errno)),
+		       MAP_FAILED;
+	m->view = sys_mmap(NULL, m->length, PROT_READ | PROT_WRITE,
+			   MAP_SHARED | MAP_NORESERVE, m->memfd, 0);
+	if (m->view == MAP_FAILED) {
+		m->view = NULL;
+		return rt_fail(NULL, 0, errno, "mapping the memfd: %s",
+			       strerror(errno)), MAP_FAILED;
+	}
+	sys_madvise(m->view, m->length, MADV_DONTFORK);
+	base = sys_mmap(addr, m->length, prot, MAP_SHARED | MAP_NORESERVE |
+			(fixed ? MAP_FIXED : 0), m->memfd, 0);
+	if (base == MAP_FAILED)
+		rt_fail(NULL, 0, errno, "mmap of %zu bytes: %s", m->length,
+			strerror(errno));
+	return base;
 }
 
 static struct fnmap *open_fd(int fd, off_t offset, size_t length, int prot,
@@ -274,13 +319,15 @@ static struct fnmap *open_fd(int fd, off_t offset, size_t length, int prot,
 	m = calloc(1, sizeof(*m));
 	if (!m)
 		return rt_fail(NULL, 0, ENOMEM, "out of memory"), NULL;
-	m->fd = m->fd_buffered = -1;
+	m->fd = m->fd_buffered = m->memfd = -1;
 	wb_init(&m->wb);
 	m->rt = rt;
 	m->pid = getpid();
 	m->private_map = opt && (opt->flags & FNMAP_PRIVATE);
 	m->writable = accmode == O_RDWR && !m->private_map;
 	m->wp = m->writable || m->private_map;
+	m->zero_copy = (rt->cfg.flags & FNMAP_CFG_CONTINUE) && !m->wp &&
+		       rt->uffd.minor_shmem;
 	m->bs = bs;
 	m->bshift = (unsigned int)__builtin_ctzll(bs);
 	m->offset = offset;
@@ -309,18 +356,25 @@ static struct fnmap *open_fd(int fd, off_t offset, size_t length, int prot,
 		atomic_store(&m->blocks[i].state, adv);
 
 	sync_siblings(rt, m);
-	m->base = sys_mmap(addr, m->length, prot,
-			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE |
-			   (fixed ? MAP_FIXED : 0), -1, 0);
+	if (m->zero_copy) {
+		m->base = open_zero_copy(m, addr, prot, fixed);
+	} else {
+		m->base = sys_mmap(addr, m->length, prot,
+				   MAP_PRIVATE | MAP_ANONYMOUS |
+				   MAP_NORESERVE | (fixed ? MAP_FIXED : 0),
+				   -1, 0);
+		if (m->base == MAP_FAILED)
+			rt_fail(NULL, 0, errno, "mmap of %zu bytes: %s",
+				m->length, strerror(errno));
+	}
 	if (m->base == MAP_FAILED) {
 		m->base = NULL;
-		rt_fail(NULL, 0, errno, "mmap of %zu bytes: %s", m->length,
-			   strerror(errno));
 		goto fail;
 	}
 	sys_madvise(m->base, m->length, MADV_DONTFORK);
 	sys_madvise(m->base, m->length, MADV_NOHUGEPAGE);
-	if (uffd_register(&rt->uffd, m->base, m->length, m->wp)) {
+	if (uffd_register(&rt->uffd, m->base, m->length, m->wp,
+			  m->zero_copy)) {
 		rt_fail(NULL, 0, errno, "registering %zu bytes with "
 			   "userfaultfd: %s", m->length, strerror(errno));
 		sys_munmap(m->base, m->length);
@@ -501,6 +555,9 @@ static int unmap_range(struct fnmap *m, char *addr, size_t len)
 		block_unlock(b);
 		if (b_state(s) == B_RESIDENT)
 			cache_gone(rt, m);
+		/* The memfd would keep the pages until the close. */
+		if (m->zero_copy)
+			cache_punch(m, blk);
 	}
 	sys_munmap(addr, len);
 	if (atomic_fetch_add(&m->unmapped, len) + len >= m->length)

@@ -233,6 +233,16 @@ static bool queued_neighbour(struct fnmap *m, int64_t blk)
 	       b_state(atomic_load(&m->blocks[blk].state)) == B_QUEUED;
 }
 
+/* Where block blk is read to: a staging buffer, or (zero-copy) its
+ * place in the view, where it is mapped from. */
+static char *read_buffer(struct fnmap_runtime *rt, struct fnmap *m,
+			 uint32_t blk)
+{
+	if (m->zero_copy)
+		return map_view_addr(m, blk);
+	return staging_get(rt->staging, m->bs, false);
+}
+
 static struct io *take_read(struct fnmap_runtime *rt, struct queue *q,
 			    struct io *io, uint32_t first)
 {
@@ -255,12 +265,12 @@ static struct io *take_read(struct fnmap_runtime *rt, struct queue *q,
 	lo0 = lo;
 	if (!cache_admit(rt, m->bs))
 		return NULL;
-	bufs[blk - lo0] = staging_get(rt->staging, m->bs, false);
+	bufs[blk - lo0] = read_buffer(rt, m, blk);
 	if (!bufs[blk - lo0])
 		return NULL;
 	for (b = blk + 1; b <= hi; b++) {
 		bufs[b - lo0] = cache_admit(rt, (b - blk + 1) * m->bs) ?
-			staging_get(rt->staging, m->bs, false) : NULL;
+			read_buffer(rt, m, b) : NULL;
 		if (!bufs[b - lo0]) {
 			hi = b - 1;
 			break;
@@ -268,7 +278,7 @@ static struct io *take_read(struct fnmap_runtime *rt, struct queue *q,
 	}
 	for (b = blk; b > lo; b--) {
 		bufs[b - 1 - lo0] = cache_admit(rt, (hi - b + 2) * m->bs) ?
-			staging_get(rt->staging, m->bs, false) : NULL;
+			read_buffer(rt, m, b - 1) : NULL;
 		if (!bufs[b - 1 - lo0]) {
 			lo = b;
 			break;

@@ -110,6 +110,7 @@ static const struct {
 	{ "no-prefetch", FNMAP_CFG_NO_PREFETCH },
 	{ "psync", FNMAP_CFG_PSYNC },
 	{ "direct", FNMAP_CFG_DIRECT },
+	{ "continue", FNMAP_CFG_CONTINUE },
 };
 
 int rt_parse_size_env(const char *name, const char *value, uint64_t *v)
@@ -151,7 +152,7 @@ int fnmap_parse_flags(const char *s, unsigned int *flags)
 			return rt_fail(NULL, 0, EINVAL, "unknown runtime flag "
 					  "'%s' (no-coalesce, simple-cache, "
 					  "no-growth, no-pressure, no-prefetch, "
-					  "psync, direct)", tok);
+					  "psync, direct, continue)", tok);
 		f |= flag_names[i].flag;
 	}
 	*flags = f;
@@ -285,6 +286,9 @@ static struct fnmap_runtime *runtime_start(const struct fnmap_config *cfg)
 		rt_fail(NULL, 0, e, "%s", err);
 		return NULL;
 	}
+	if ((rt->cfg.flags & FNMAP_CFG_CONTINUE) && !rt->uffd.minor_shmem)
+		rt_log("continue: this kernel has no minor faults on shmem "
+		       "(UFFD_FEATURE_MINOR_SHMEM, 5.13): fills copy");
 	if (!rt->cfg.budget) {
 		struct pressure *p = pressure_open();
 		uint64_t avail = pressure_available(p) / 4;
@@ -453,6 +457,7 @@ int fnmap_stats(const struct fnmap *m, struct fnmap_stats *st)
 		rt_counters_add(&sum, &m->c);
 		st->block_size = (unsigned int)m->bs;
 		st->direct_io = m->direct;
+		st->fill_method = m->zero_copy ? "continue" : "copy";
 	} else {
 		pthread_rwlock_rdlock(&rt->maps_lock);
 		for (i = 0; i < FNMAP_MAX_MAPS; i++)

@@ -19,7 +19,8 @@
 
 #define NEEDED_FEATURES	(UFFD_FEATURE_THREAD_ID | \
 			 UFFD_FEATURE_PAGEFAULT_FLAG_WP)
-#define WANTED_FEATURES	(NEEDED_FEATURES | UFFD_FEATURE_POISON)
+#define WANTED_FEATURES	(NEEDED_FEATURES | UFFD_FEATURE_POISON | \
+			 UFFD_FEATURE_MINOR_SHMEM)
 
 static int uffd_syscall(int flags)
 {
@@ -127,6 +128,7 @@ int uffd_open(struct uffd *u, char *err, size_t errlen)
 		u->source = ways[i].name;
 		u->wp = true;
 		u->poison = sup & UFFD_FEATURE_POISON;
+		u->minor_shmem = sup & UFFD_FEATURE_MINOR_SHMEM;
 		return 0;
 	}
 	if (first_errno == ENOSYS)
@@ -146,18 +148,21 @@ void uffd_close(struct uffd *u)
 	u->fd = -1;
 }
 
-int uffd_register(const struct uffd *u, void *addr, size_t len, bool wp)
+int uffd_register(const struct uffd *u, void *addr, size_t len, bool wp,
+		  bool minor)
 {
 	struct uffdio_register reg = {
 		.range = { .start = (uintptr_t)addr, .len = len },
 		.mode = UFFDIO_REGISTER_MODE_MISSING |
-			(wp ? UFFDIO_REGISTER_MODE_WP : 0),
+			(wp ? UFFDIO_REGISTER_MODE_WP : 0) |
+			(minor ? UFFDIO_REGISTER_MODE_MINOR : 0),
 	};
 
 	if (ioctl(u->fd, UFFDIO_REGISTER, &reg))
 		return -1;
 	if (!(reg.ioctls & (1ULL << _UFFDIO_COPY)) ||
-	    (wp && !(reg.ioctls & (1ULL << _UFFDIO_WRITEPROTECT)))) {
+	    (wp && !(reg.ioctls & (1ULL << _UFFDIO_WRITEPROTECT))) ||
+	    (minor && !(reg.ioctls & (1ULL << _UFFDIO_CONTINUE)))) {
 		uffd_unregister(u, addr, len);
 		errno = EOPNOTSUPP;
 		return -1;
@@ -212,6 +217,49 @@ int uffd_copy(const struct uffd *u, void *dst, const void *src, size_t len,
 		}
 		/* A page that is there already or is no longer mapped
 		 * (partly unmapped region): skip it. */
+		if (n == -EEXIST || n == -ENOENT) {
+			done += page;
+			continue;
+		}
+		errno = (int)-n;
+		return -1;
+	}
+	return 0;
+}
+
+/* One UFFDIO_CONTINUE, as copy_once(). */
+static long continue_once(const struct uffd *u, char *addr, size_t len)
+{
+	struct uffdio_continue c = {
+		.range = { .start = (uintptr_t)addr, .len = len },
+		.mode = UFFDIO_CONTINUE_MODE_DONTWAKE,
+	};
+
+	if (!ioctl(u->fd, UFFDIO_CONTINUE, &c))
+		return (long)len;
+	if (c.mapped > 0)
+		return c.mapped;
+	return c.mapped ? c.mapped : -errno;
+}
+
+int uffd_continue(const struct uffd *u, void *addr, size_t len)
+{
+	size_t page = FNMAP_PAGE_SIZE, done = 0;
+	char *a = addr;
+	int tries = 0;
+
+	while (done < len) {
+		long n = continue_once(u, a + done, len - done);
+
+		if (n > 0) {
+			done += (size_t)n;
+			continue;
+		}
+		if (n == -EAGAIN && ++tries < 1000) {
+			sched_yield();
+			continue;
+		}
+		/* Mapped already, or no longer mapped: skip the page. */
 		if (n == -EEXIST || n == -ENOENT) {
 			done += page;
 			continue;

@@ -17,6 +17,7 @@ struct uffd {
 	const char *source;	/* "syscall", "/dev/userfaultfd", "user-mode-only" */
 	bool wp;		/* write protection of anonymous memory */
 	bool poison;		/* UFFDIO_POISON */
+	bool minor_shmem;	/* minor faults on shmem, UFFDIO_CONTINUE */
 };
 
 /*
@@ -29,8 +30,10 @@ int uffd_open(struct uffd *u, char *err, size_t errlen);
 void uffd_close(struct uffd *u);
 
 /* Register [addr, addr + len) for missing faults and, if wp, write faults
- * on protected pages. */
-int uffd_register(const struct uffd *u, void *addr, size_t len, bool wp);
+ * on protected pages; if minor (shmem), faults on pages the page cache
+ * holds but the range does not map. */
+int uffd_register(const struct uffd *u, void *addr, size_t len, bool wp,
+		  bool minor);
 int uffd_unregister(const struct uffd *u, void *addr, size_t len);
 
 /*
@@ -47,6 +50,10 @@ int uffd_copy(const struct uffd *u, void *dst, const void *src, size_t len,
  * wakes writers waiting there. */
 int uffd_protect(const struct uffd *u, void *addr, size_t len, bool protect);
 int uffd_wake(const struct uffd *u, void *addr, size_t len);
+/* Map at [addr, addr + len) (a minor-registered shmem range) the pages its
+ * file already holds, not writable (the ranges are read-only). Pages
+ * mapped already or unmapped are skipped; no wake, as for uffd_copy(). */
+int uffd_continue(const struct uffd *u, void *addr, size_t len);
 /* Mark [addr, addr + len) poisoned: an access gets SIGBUS (6.6+). No
  * wake, as for uffd_copy(). */
 int uffd_poison(const struct uffd *u, void *addr, size_t len);

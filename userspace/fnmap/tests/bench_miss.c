@@ -92,11 +92,11 @@ int main(int argc, char **argv)
 	base = fnmap_addr(m);
 	fnmap_stats(m, &st);
 	printf("# %llu MiB, %llu misses a round, %s, %s I/O, %u channels, "
-	       "%u fault threads, flags %s\n", (unsigned long long)mib,
-	       (unsigned long long)n, st.io_engine,
+	       "%u fault threads, fills by %s, flags %s\n",
+	       (unsigned long long)mib, (unsigned long long)n, st.io_engine,
 	       st.direct_io ? "O_DIRECT" : "buffered", st.channels,
-	       st.fault_threads, getenv("FNMAP_FLAGS") ? getenv("FNMAP_FLAGS") :
-	       "none");
+	       st.fault_threads, st.fill_method,
+	       getenv("FNMAP_FLAGS") ? getenv("FNMAP_FLAGS") : "none");
 	printf("# round  us/miss  queue_wait_us  service_us  "
 	       "io_wakes/miss  fault_wakes/miss  iowq_wakes/miss\n");
 	for (r = 0; r < rounds; r++) {

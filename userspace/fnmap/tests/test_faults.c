@@ -160,6 +160,26 @@ static void test_no_handoff(const char *path, uint64_t size)
 	free(order);
 }
 
+/* The stall cases drop a page behind the runtime's back to reach its
+ * mincore(); a zero-copy mapping maps such a page again from its memfd
+ * without asking (test_continue), so FNMAP_FLAGS=continue is left out. */
+static void without_continue(void)
+{
+	const char *f = getenv("FNMAP_FLAGS");
+	char in[256], out[256] = "", *tok, *save;
+
+	if (!f)
+		return;
+	snprintf(in, sizeof(in), "%s", f);
+	for (tok = strtok_r(in, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (strcmp(tok, "continue"))
+			snprintf(out + strlen(out), sizeof(out) - strlen(out),
+				 "%s%s", *out ? "," : "", tok);
+	}
+	setenv("FNMAP_FLAGS", out, 1);
+}
+
 int main(void)
 {
 	const char *path = test_path("faults.dat");
@@ -172,6 +192,7 @@ int main(void)
 	make_file(path, 4 * MiB, SEED);
 	make_file(sweep, 16 * MiB, SEED);
 	unsetenv("FNMAP_FAULT_THREADS");
+	without_continue();
 	runtime_or_skip(NULL);
 	fnmap_stats(NULL, &st);
 	diag("%u fault threads by default", st.fault_threads);
