@@ -3,7 +3,7 @@
 #
 # libfnmap's own suite (reads under every pattern, writes and syncs,
 # eviction stress, several fault threads, two-process consistency, bad
-# arguments, the kernel reclaiming a read-only mapping's cache under a
+# arguments, zero-copy fills by UFFDIO_CONTINUE, the kernel reclaiming a read-only mapping's cache under a
 # cgroup's hard limit) and the
 # LD_PRELOAD shim's (mapcat | md5sum, fio's mmap engine, the limits) on
 # ext4 on an fnblk device with a remote store's latency, on the kernel
@@ -47,7 +47,7 @@ fold() {
 	fi
 }
 
-for t in test_policy test_args test_read test_write test_cache test_stats test_faults test_evict test_consistency; do
+for t in test_policy test_args test_read test_write test_cache test_stats test_faults test_evict test_consistency test_continue; do
 	fold "$t" env FNMAP_TEST_DIR="$MNT" FNMAP_TEST_ACCESSES=1000 "$fm/tests/$t"
 done
 fold test_shim env FNMAP_TEST_DIR="$MNT" "$fm/tests/test_shim.sh"

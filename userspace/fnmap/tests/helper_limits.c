@@ -89,7 +89,8 @@ static int anon(const void *p)
 	while (f && fgets(line, sizeof(line), f))
 		if (sscanf(line, "%lx-%lx", &lo, &hi) == 2 &&
 		    (unsigned long)p >= lo && (unsigned long)p < hi)
-			a = !strchr(line, '/');
+			/* Anonymous, or zero-copy's memfd (continue). */
+			a = !strchr(line, '/') || strstr(line, "/memfd:fnmap");
 	if (f)
 		fclose(f);
 	return a;
