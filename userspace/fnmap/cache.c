@@ -70,6 +70,9 @@ struct cache {
 	_Atomic uint64_t resident_max, dirty;
 	_Atomic uint32_t evicted_pages;	/* eviction clock, in pages */
 	_Atomic bool stalled;
+	/* Bytes of the last admission refused (0: none since the channels
+	 * were last told of room): the evictor makes room for it. */
+	_Atomic uint64_t refused;
 	_Atomic uint64_t evictions, evictions_dirty, reuse_hits, grows;
 	_Atomic uint64_t shrinks, pressure_events, overcommit;
 
@@ -146,19 +149,31 @@ static bool over_high(struct cache *c)
 	       cap - cap / 16 + in_use(c);
 }
 
-bool cache_admit(struct fnmap_runtime *rt, size_t bytes)
+/* May bytes more be read in? (An empty cache takes anything.) */
+static bool fits(struct cache *c, uint64_t bytes)
 {
-	struct cache *c = rt->cache;
 	uint64_t res = atomic_load(&c->resident);
 	uint64_t rd = atomic_load(&c->reading);
 
-	if (res + rd + bytes <= atomic_load(&c->capacity) + in_use(c) ||
-	    !(res + rd))
+	return res + rd + bytes <= atomic_load(&c->capacity) + in_use(c) ||
+	       !(res + rd);
+}
+
+bool cache_admit(struct fnmap_runtime *rt, size_t bytes)
+{
+	struct cache *c = rt->cache;
+
+	if (fits(c, bytes))
 		return true;
 	if (atomic_load(&c->stalled)) {
 		atomic_fetch_add(&c->overcommit, 1);
 		return true;
 	}
+	/* The channel waits for a kick: the evictor owes it one once this
+	 * fits (evicted, or more blocks in use), however little is over
+	 * its high mark (a block larger than a sixteenth of the capacity
+	 * is refused below it). */
+	atomic_store(&c->refused, bytes);
 	wake_evictor(c);
 	return false;
 }
@@ -619,8 +634,9 @@ static void *evictor_main(void *arg)
 	while (!atomic_load(&rt->stopping)) {
 		struct pollfd fds[4] = { { .fd = c->efd, .events = POLLIN } };
 		int nfds = 1;
-		uint64_t cap, v;
-		bool was_stalled;
+		uint64_t cap, v, want, target;
+		bool was_stalled, stalled;
+		unsigned int evicted;
 
 		if (c->pressure_on)
 			nfds += pressure_fds(c->pressure, fds + 1, 3);
@@ -642,15 +658,30 @@ static void *evictor_main(void *arg)
 		drain_fresh(c);
 		cap = atomic_load(&c->capacity);
 		was_stalled = atomic_load(&c->stalled);
-		if (!over_high(c)) {
+		want = atomic_load(&c->refused);
+		if (!over_high(c) && !want) {
 			atomic_store(&c->stalled, false);
 			continue;
 		}
+		target = cap - cap / 8;
+		if (want) {
+			uint64_t room = want + atomic_load(&c->reading);
+
+			target = room < target ? (cap > room ? cap - room : 0) :
+				 target;
+		}
+		evicted = evict_until(rt, target);
+		stalled = atomic_load(&c->stalled);
 		/* Room made, or fills may now overcommit: tell the
-		 * channels, which may be waiting for either. */
-		if (evict_until(rt, cap - cap / 8) ||
-		    (atomic_load(&c->stalled) && !was_stalled))
+		 * channels, which may be waiting for either. A refusal
+		 * stays owed its kick until it fits (the 100 ms tick looks
+		 * again: blocks coming into use make room too). */
+		if (want && (evicted || stalled || fits(c, want))) {
+			atomic_store(&c->refused, 0);
 			channels_kick(rt);
+		} else if (evicted || (stalled && !was_stalled)) {
+			channels_kick(rt);
+		}
 	}
 	return NULL;
 }
