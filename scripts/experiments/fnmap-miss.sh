@@ -75,8 +75,9 @@ store_on
 		t=${run%%:*}
 		flags=${run#*:}
 		t0=$(date +%s)
+		# 5 minutes at most each: the boot has 15.
 		with "$flags" env FNMAP_TEST_DIR=$mnt FNMAP_TEST_ACCESSES=1000 \
-			"$tests/$t" >"$RESULTS/$t-${flags:-default}.tap" 2>&1
+			timeout 300 "$tests/$t" >"$RESULTS/$t-${flags:-default}.tap" 2>&1
 		rc=$?
 		echo "$t FNMAP_FLAGS=${flags:-(none)}: $(($(date +%s) - t0)) s," \
 			"exit $rc, $(grep -c '^ok' "$RESULTS/$t-${flags:-default}.tap") ok," \
