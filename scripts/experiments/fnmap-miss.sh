@@ -1,22 +1,23 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# The fault threads' own rings (FNMAP_FLAGS=direct) and zero-copy fills
-# (FNMAP_FLAGS=continue) against the defaults (the hand-off of every
-# miss to a channel thread; UFFDIO_COPY from a staging buffer), in the
-# guest (about 6 minutes on 6.12, up to 9 on 6.1):
+# The fault threads' own rings (the default since libfnmap 1.1) against
+# the hand-off of every miss to a channel thread (FNMAP_FLAGS=handoff,
+# the default before), and zero-copy fills (FNMAP_FLAGS=continue) against
+# UFFDIO_COPY from a staging buffer, in the guest (about 8 minutes on a
+# busy host):
 #  1. what one miss costs at queue depth 1: userspace/fnmap/tests/
 #     bench_miss (one thread, one word of every 64 KiB block in a random
 #     order, no prefetch, no eviction) on ext4 on the matrix experiments'
 #     store, each way twice, alternating, under perf stat counting
 #     io_uring's requests, its hand-offs to io-wq worker threads and task
 #     work (where the tracepoints exist);
-#  2. what the flags do to libfnmap's suite programs that slowed down on
-#     6.1 when direct was the default (test_read 82 s, test_write 64 s
-#     against 28 and 29 on 6.12): test_read with none, direct and
-#     continue, test_write with none and direct (its mappings are
-#     writable: continue does not apply), on the suite's device (latency
-#     100us, no bandwidth limit), timed; then test_continue (zero-copy
-#     fills' own checks) on this kernel.
+#  2. the suite programs whose 6.1 times once made the rings suspect
+#     (test_read 82 s, test_write 64 s against 28 and 29 on 6.12):
+#     test_read by default, with handoff and with continue, test_write
+#     by default and with handoff (its mappings are writable: continue
+#     does not apply), on the suite's device (latency 100us, no bandwidth
+#     limit), timed; then test_continue (zero-copy fills' own checks) on
+#     this kernel.
 #include matrix-common.sh
 tests=/opt/kselftest/fnblk/vmtests/tests
 [ -x "$tests/bench_miss" ] || { echo "no $tests/bench_miss: build userspace/fnmap first"; exit 1; }
@@ -59,7 +60,7 @@ store_on
 {
 	conditions
 	echo "# io_uring events counted: ${events:-none (no tracepoints)}"
-	for flags in "" direct continue "" direct continue; do
+	for flags in "" handoff continue "" handoff continue; do
 		say "bench_miss 32 3, FNMAP_FLAGS=${flags:-(none)}"
 		if [ -n "$events" ] && command -v perf >/dev/null; then
 			with "$flags" env FNMAP_TEST_DIR=$mnt \
@@ -70,8 +71,8 @@ store_on
 	done
 	fnblkctl dev set fnblk0 bw 0 latency 100us overhead 0 >/dev/null
 	say "suite programs, store: latency 100us, no bandwidth limit"
-	for run in test_read: test_read:direct test_read:continue \
-		test_write: test_write:direct test_continue:; do
+	for run in test_read: test_read:handoff test_read:continue \
+		test_write: test_write:handoff test_continue:; do
 		t=${run%%:*}
 		flags=${run#*:}
 		t0=$(date +%s)

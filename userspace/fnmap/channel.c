@@ -16,7 +16,7 @@
  * mapped into the region (UFFDIO_COPY, which wakes the waiting threads),
  * a write's pieces release their shadows and tickets.
  *
- * With FNMAP_CFG_DIRECT (opt-in until measured in the guest) a fault
+ * By default (since 1.1; FNMAP_CFG_HANDOFF for the hand-off) a fault
  * thread has a ring of its own (a "direct" channel, no thread): it
  * submits the demand reads it queued and finishes them itself. The
  * hand-off to a channel thread is a wake-up per miss (1.6-2 ms of a miss
@@ -462,7 +462,7 @@ struct channel *direct_ring_open(struct fnmap_runtime *rt)
 	struct channel *ch;
 
 	if (!rt->nchannels || !rt->channels[0].uring ||
-	    !(rt->cfg.flags & FNMAP_CFG_DIRECT))
+	    (rt->cfg.flags & FNMAP_CFG_HANDOFF))
 		return NULL;
 	ch = calloc(1, sizeof(*ch));
 	if (!ch)

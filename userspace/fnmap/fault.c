@@ -30,7 +30,7 @@
  * is being written back waits in that fault thread's deferred list and
  * is retried.
  *
- * With FNMAP_CFG_DIRECT a fault thread submits the demand reads it
+ * Unless FNMAP_CFG_HANDOFF, a fault thread submits the demand reads it
  * queued on a ring of its own and finishes them (UFFDIO_COPY) when they
  * complete, so a miss needs no channel thread (channel.c); what its ring
  * cannot take goes to the channels. The price: a read completes in the thread that submitted it,

@@ -38,9 +38,10 @@ extern "C" {
 #define FNMAP_CFG_NO_PRESSURE	(1u << 3) /* ignore the cgroup's pressure */
 #define FNMAP_CFG_NO_PREFETCH	(1u << 4) /* ignore advice, detect no strides */
 #define FNMAP_CFG_PSYNC		(1u << 5) /* preadv/pwritev, not io_uring */
-#define FNMAP_CFG_DIRECT	(1u << 6) /* fault threads submit demand reads */
+#define FNMAP_CFG_DIRECT	(1u << 6) /* the default since 1.1: no effect */
 #define FNMAP_CFG_CONTINUE	(1u << 7) /* read-only: zero-copy fills */
-#define FNMAP_CFG_ALL		((1u << 8) - 1)
+#define FNMAP_CFG_HANDOFF	(1u << 8) /* channels submit demand reads */
+#define FNMAP_CFG_ALL		((1u << 9) - 1)
 
 struct fnmap_config {
 	/* Bytes the cache may hold in all mappings; 0 = a quarter of the

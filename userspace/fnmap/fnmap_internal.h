@@ -309,7 +309,7 @@ void channels_stop(struct fnmap_runtime *rt);
 /* Wake a channel with room: something was queued or freed. */
 void channels_kick(struct fnmap_runtime *rt);
 /*
- * A fault thread's own ring (NULL without FNMAP_CFG_DIRECT, or where
+ * A fault thread's own ring (NULL with FNMAP_CFG_HANDOFF, or where
  * channels use psync or io_uring refuses): the thread submits the demand reads it queued and finishes
  * them itself, which saves the hand-off to a channel thread (a wake-up
  * per miss). Its descriptor is readable when something completed.

@@ -111,6 +111,7 @@ static const struct {
 	{ "psync", FNMAP_CFG_PSYNC },
 	{ "direct", FNMAP_CFG_DIRECT },
 	{ "continue", FNMAP_CFG_CONTINUE },
+	{ "handoff", FNMAP_CFG_HANDOFF },
 };
 
 int rt_parse_size_env(const char *name, const char *value, uint64_t *v)
@@ -152,7 +153,8 @@ int fnmap_parse_flags(const char *s, unsigned int *flags)
 			return rt_fail(NULL, 0, EINVAL, "unknown runtime flag "
 					  "'%s' (no-coalesce, simple-cache, "
 					  "no-growth, no-pressure, no-prefetch, "
-					  "psync, direct, continue)", tok);
+					  "psync, direct, continue, handoff)",
+					  tok);
 		f |= flag_names[i].flag;
 	}
 	*flags = f;

@@ -43,7 +43,8 @@ static const struct mx_mode_option fnmap_options[] = {
 	  "multiple of 4KiB up to 64MiB)", "1MiB" },
 	{ "fnmap-flags", "LIST", "runtime switches for ablations, "
 	  "comma-separated: no-coalesce, simple-cache, no-growth, "
-	  "no-pressure, no-prefetch, psync, direct (fnmap(3), FNMAP_FLAGS)", "none" },
+	  "no-pressure, no-prefetch, psync, handoff, continue (fnmap(3), "
+	  "FNMAP_FLAGS)", "none" },
 	{ NULL, NULL, NULL, NULL },
 };
 

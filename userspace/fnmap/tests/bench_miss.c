@@ -13,9 +13,10 @@
  *   tests/bench_miss [MiB [ROUNDS]]        (default 64 MiB, 5 rounds)
  *
  * The file is made in FNMAP_TEST_DIR (default /dev/shm). FNMAP_FLAGS
- * adds runtime flags: FNMAP_FLAGS=direct has the fault threads submit
- * the demand reads themselves (no hand-off to a channel thread), for a
- * comparison with the default.
+ * adds runtime flags: FNMAP_FLAGS=handoff has channel threads submit
+ * the demand reads (the default before 1.1: the fault threads submit
+ * them themselves), FNMAP_FLAGS=continue maps fills without a copy, for
+ * comparisons with the default.
  */
 #include <stdlib.h>
 #include <sys/mman.h>

@@ -13,13 +13,15 @@
  * thread of the runtime before, where every fault queued behind the one
  * being handled).
  *
- * And, with FNMAP_CFG_DIRECT, no hand-off per miss: a fault thread
+ * And no hand-off per miss (the default since 1.1): a fault thread
  * submits the demand read it queued on its own ring and finishes it, so
  * during a cold random sweep (no prefetch, no eviction) the channel
  * threads sleep. Counted as their voluntary context switches
- * (/proc/self/task/<tid>/status): the hand-off (the default, and every
- * miss before the flag existed) wakes a channel thread per miss (a kick
- * through an eventfd) and most sleep again waiting for the read.
+ * (/proc/self/task/<tid>/status): the hand-off (FNMAP_CFG_HANDOFF, and
+ * every miss before 1.1) wakes a channel thread per miss (a kick
+ * through an eventfd) and most sleep again waiting for the read: the
+ * same sweep with it must count at least one wake-up a miss, or the
+ * count shows nothing.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -118,16 +120,18 @@ static double fault_during_stall(const char *path, bool *right)
 
 /* A cold random sweep, one access per block: the channel threads' wake-
  * ups per miss. */
-static void test_no_handoff(const char *path, uint64_t size)
+static void test_no_handoff(const char *path, uint64_t size,
+			    unsigned int handoff)
 {
 	struct fnmap_options o = { .block_size = 64 << 10,
 				   .advice = FNMAP_ADV_RANDOM };
+	const char *name = handoff ? "hand-off" : "default";
 	uint64_t n = size >> 16, i, bad = 0, sw;
 	uint32_t *order = malloc(n * sizeof(*order));
 	struct fnmap_stats st;
 	struct fnmap *m;
 
-	runtime_with(256 * MiB, 4, 8, FNMAP_CFG_NO_GROWTH | FNMAP_CFG_DIRECT);
+	runtime_with(256 * MiB, 4, 8, FNMAP_CFG_NO_GROWTH | handoff);
 	m = fnmap_open(path, O_RDONLY, &o);
 	if (!m || !order) {
 		printf("Bail out! fnmap_open: %s\n", fnmap_errmsg());
@@ -135,7 +139,7 @@ static void test_no_handoff(const char *path, uint64_t size)
 	}
 	fnmap_stats(m, &st);
 	if (strcmp(st.io_engine, "io_uring")) {
-		ok(true, "no hand-off per miss # SKIP io engine %s",
+		ok(true, "%s: channel wake-ups # SKIP io engine %s", name,
 		   st.io_engine);
 		fnmap_close(m);
 		free(order);
@@ -150,19 +154,25 @@ static void test_no_handoff(const char *path, uint64_t size)
 	}
 	sw = thread_switches("fnmap-io") - sw;
 	fnmap_stats(m, &st);
-	ok(!bad && st.fills == n, "direct: cold random sweep: %llu blocks read "
-	   "right (%llu fills)", (unsigned long long)n,
+	ok(!bad && st.fills == n, "%s: cold random sweep: %llu blocks read "
+	   "right (%llu fills)", name, (unsigned long long)n,
 	   (unsigned long long)st.fills);
-	ok(sw * 4 <= n, "direct: no hand-off per miss: the channel threads "
-	   "woke %llu times in %llu misses (at most a quarter)",
-	   (unsigned long long)sw, (unsigned long long)n);
+	if (handoff)
+		ok(sw >= n, "hand-off: the channel threads woke %llu times in "
+		   "%llu misses (at least once a miss)",
+		   (unsigned long long)sw, (unsigned long long)n);
+	else
+		ok(sw * 4 <= n, "default: no hand-off per miss: the channel "
+		   "threads woke %llu times in %llu misses (at most a "
+		   "quarter)", (unsigned long long)sw, (unsigned long long)n);
 	fnmap_close(m);
 	free(order);
 }
 
 /* The stall cases drop a page behind the runtime's back to reach its
  * mincore(); a zero-copy mapping maps such a page again from its memfd
- * without asking (test_continue), so FNMAP_FLAGS=continue is left out. */
+ * without asking (test_continue), so FNMAP_FLAGS=continue is left out;
+ * and handoff, which the sweeps set themselves where they want it. */
 static void without_continue(void)
 {
 	const char *f = getenv("FNMAP_FLAGS");
@@ -173,7 +183,7 @@ static void without_continue(void)
 	snprintf(in, sizeof(in), "%s", f);
 	for (tok = strtok_r(in, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
-		if (strcmp(tok, "continue"))
+		if (strcmp(tok, "continue") && strcmp(tok, "handoff"))
 			snprintf(out + strlen(out), sizeof(out) - strlen(out),
 				 "%s%s", *out ? "," : "", tok);
 	}
@@ -215,7 +225,8 @@ int main(void)
 	   "queueing)", took);
 	unsetenv("FNMAP_FAULT_THREADS");
 
-	test_no_handoff(sweep, 16 * MiB);
+	test_no_handoff(sweep, 16 * MiB, 0);
+	test_no_handoff(sweep, 16 * MiB, FNMAP_CFG_HANDOFF);
 
 	fnmap_shutdown();
 	test_cleanup();

@@ -3,8 +3,9 @@
  * Data read through fnmap equal the file: every access pattern (sequential,
  * random, strided like a row of a column-major matrix), 1 to 16 threads,
  * block sizes 64 KiB to 2 MiB, a budget above the file and far below it
- * (eviction all along), each ablation switch, the fault threads' own
- * rings (FNMAP_CFG_DIRECT), the psync engine, a mapping at an offset, and
+ * (eviction all along), each ablation switch, the hand-off of demand
+ * reads to channel threads (FNMAP_CFG_HANDOFF), the psync engine, a
+ * mapping at an offset, and
  * a file whose size is not a page multiple (the tail reads as zeros past
  * the end, like mmap's last page).
  *
@@ -201,9 +202,9 @@ int main(void)
 		{ 64 << 10, 32 << 20, 1, 1, 0, 4, RANDOM, 0, 0 },
 		/* Fault threads submitting their own demand reads, where
 		 * staging and the cache's admission hold reads back. */
-		{ 128 << 10, 2 << 20, 4, 8, FNMAP_CFG_DIRECT, 16, STRIDED, 0, 0 },
-		{ 2 << 20, 4 << 20, 4, 8, FNMAP_CFG_DIRECT, 4, RANDOM, 0, 0 },
-		{ 64 << 10, 32 << 20, 2, 4, FNMAP_CFG_DIRECT, 4, SEQ, 0, 0 },
+		{ 128 << 10, 2 << 20, 4, 8, FNMAP_CFG_HANDOFF, 16, STRIDED, 0, 0 },
+		{ 2 << 20, 4 << 20, 4, 8, FNMAP_CFG_HANDOFF, 4, RANDOM, 0, 0 },
+		{ 64 << 10, 32 << 20, 2, 4, FNMAP_CFG_HANDOFF, 4, SEQ, 0, 0 },
 		/* A mapping that starts inside the file. */
 		{ 64 << 10, 2 << 20, 4, 8, 0, 4, RANDOM, 0, 1 << 20 },
 		{ 64 << 10, 2 << 20, 4, 8, 0, 2, SEQ, 0, 12288 },
