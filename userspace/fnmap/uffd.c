@@ -195,16 +195,33 @@ static long copy_once(const struct uffd *u, char *dst, const char *src,
 	return c.copy ? c.copy : -errno;
 }
 
-int uffd_copy(const struct uffd *u, void *dst, const void *src, size_t len,
-	      bool wp)
+/* One UFFDIO_CONTINUE, as copy_once(). */
+static long continue_once(const struct uffd *u, char *addr, size_t len)
+{
+	struct uffdio_continue c = {
+		.range = { .start = (uintptr_t)addr, .len = len },
+		.mode = UFFDIO_CONTINUE_MODE_DONTWAKE,
+	};
+
+	if (!ioctl(u->fd, UFFDIO_CONTINUE, &c))
+		return (long)len;
+	if (c.mapped > 0)
+		return c.mapped;
+	return c.mapped ? c.mapped : -errno;
+}
+
+/* Map [dst, dst + len): copied from src, or (src NULL) the pages the
+ * shmem file behind dst holds. */
+static int fill(const struct uffd *u, char *dst, const char *src,
+		size_t len, bool wp)
 {
 	size_t page = FNMAP_PAGE_SIZE, done = 0;
-	char *d = dst;
-	const char *s = src;
 	int tries = 0;
 
 	while (done < len) {
-		long n = copy_once(u, d + done, s + done, len - done, wp);
+		long n = src ? copy_once(u, dst + done, src + done, len - done,
+					 wp) :
+			 continue_once(u, dst + done, len - done);
 
 		if (n > 0) {
 			done += (size_t)n;
@@ -227,47 +244,15 @@ int uffd_copy(const struct uffd *u, void *dst, const void *src, size_t len,
 	return 0;
 }
 
-/* One UFFDIO_CONTINUE, as copy_once(). */
-static long continue_once(const struct uffd *u, char *addr, size_t len)
+int uffd_copy(const struct uffd *u, void *dst, const void *src, size_t len,
+	      bool wp)
 {
-	struct uffdio_continue c = {
-		.range = { .start = (uintptr_t)addr, .len = len },
-		.mode = UFFDIO_CONTINUE_MODE_DONTWAKE,
-	};
-
-	if (!ioctl(u->fd, UFFDIO_CONTINUE, &c))
-		return (long)len;
-	if (c.mapped > 0)
-		return c.mapped;
-	return c.mapped ? c.mapped : -errno;
+	return fill(u, dst, src, len, wp);
 }
 
 int uffd_continue(const struct uffd *u, void *addr, size_t len)
 {
-	size_t page = FNMAP_PAGE_SIZE, done = 0;
-	char *a = addr;
-	int tries = 0;
-
-	while (done < len) {
-		long n = continue_once(u, a + done, len - done);
-
-		if (n > 0) {
-			done += (size_t)n;
-			continue;
-		}
-		if (n == -EAGAIN && ++tries < 1000) {
-			sched_yield();
-			continue;
-		}
-		/* Mapped already, or no longer mapped: skip the page. */
-		if (n == -EEXIST || n == -ENOENT) {
-			done += page;
-			continue;
-		}
-		errno = (int)-n;
-		return -1;
-	}
-	return 0;
+	return fill(u, addr, NULL, len, false);
 }
 
 int uffd_protect(const struct uffd *u, void *addr, size_t len, bool protect)
