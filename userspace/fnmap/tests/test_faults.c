@@ -20,7 +20,7 @@
  * (/proc/self/task/<tid>/status): the hand-off (FNMAP_CFG_HANDOFF, and
  * every miss before 1.1) wakes a channel thread per miss (a kick
  * through an eventfd) and most sleep again waiting for the read: the
- * same sweep with it must count at least one wake-up a miss, or the
+ * same sweep with it must count at least half a wake-up a miss, or the
  * count shows nothing.
  */
 #include <pthread.h>
@@ -157,9 +157,13 @@ static void test_no_handoff(const char *path, uint64_t size,
 	ok(!bad && st.fills == n, "%s: cold random sweep: %llu blocks read "
 	   "right (%llu fills)", name, (unsigned long long)n,
 	   (unsigned long long)st.fills);
+	/* The hand-off kicks a channel per miss, which wakes it unless it
+	 * has not gone back to sleep since the last fill (the guest: 262
+	 * in 256 misses, the host 511-514): at least half a miss, twice
+	 * the default's bound, so the count tells the two paths apart. */
 	if (handoff)
-		ok(sw >= n, "hand-off: the channel threads woke %llu times in "
-		   "%llu misses (at least once a miss)",
+		ok(sw * 2 >= n, "hand-off: the channel threads woke %llu times "
+		   "in %llu misses (at least half a miss)",
 		   (unsigned long long)sw, (unsigned long long)n);
 	else
 		ok(sw * 4 <= n, "default: no hand-off per miss: the channel "
