@@ -69,6 +69,14 @@ part a && for t in $E3_THREADS; do
 	fn "e3a-both-$t" a both $t "e3a-mmap-$t" $rows $small --fnmap-flags no-prefetch
 	fn "e3a-all-$t" a "both + prefetch" $t "e3a-mmap-$t" $rows $small
 done
+# Parts b and c compare with mmap random at 16 threads: part a's run, or
+# one of their own when part a ran without 16 threads.
+case $E3_PARTS in *b* | *c*)
+	if [ ! -s "$RESULTS/e3a-mmap-16.json" ]; then
+		mx "e3a-mmap-16" $DEV --mode mmap --advise random --threads 16 $rows
+		row "e3a-mmap-16" bc "mmap random" 16 -
+	fi ;;
+esac
 part b && for bs in 64KiB 256KiB 1MiB 2MiB; do
 	fn "e3b-$bs" b "block $bs" 16 e3a-mmap-16 $rows $small --bs $bs
 done
