@@ -68,6 +68,8 @@ row() { # name x mode
 		"$(v "$1" memory.events.high)" "$(v "$1" memory.events.max)" \
 		"$(v "$1" memory.events.oom_kill)" "$b0" "$b1" "$res" "$cuts" \
 		"$(mib "$(v "$1" device.io.read_bytes)")" "$(exits "$1")" >>"$SUMMARY"
+	# also on the console: a boot stopped before its end keeps the rows so far
+	tail -n 1 "$SUMMARY"
 	echo "$2 $3: s/MiB $({ v "$1" memory.series.t_ns; v "$1" memory.series.current; } |
 		tr -d '[]' | awk 'NR == 1 { n = split($0, t, ",") }
 			NR == 2 { split($0, c, ",")
