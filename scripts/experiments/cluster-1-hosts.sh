@@ -12,9 +12,13 @@
 # with 2 ms one-way netem delay per link; fnblk-sim's prediction of the
 # merged multi-host run (hosts as users, the network's delay as latency).
 # Each host writes its own slice of the device (fnblk-fleet --part).
+# A variant sets HOSTS, SEED or DELAYS first and includes this file
+# (cluster-1-hosts-*.sh: the repeats of Documentation/experiments/cluster.rst).
 
 SUMMARY=$RESULTS/cluster-1-hosts.summary
-HOSTS=6
+HOSTS=${HOSTS:-6}
+SEED=${SEED:-1}
+DELAYS=${DELAYS:-0 2ms}	# one-way netem delay per link, a run each
 # B well below what the guest's network path carries for 6 hosts under
 # TCG (at B = 16 MiB/s with 2 MiB checkpoints the path, not the store,
 # limited the hosts: 4.6 MiB/s in all, writes 11x their solo time).
@@ -29,17 +33,17 @@ fnblkctl -j dev show fnblk0 >"$RESULTS/dev.json" || exit 1
 DEV_PARAMS=$(cluster_fleet_params "$RESULTS/dev.json") || exit 1
 DEV_LAT=$(fnblkctl json 0.latency_ns <"$RESULTS/dev.json") || exit 1
 
-# The seed-1 phases: job J's first write in fnblk-sim's run, minus T.
+# The seed's phases: job J's first write in fnblk-sim's run, minus T.
 fnblk-sim run --jobs $HOSTS --compute 1s --size 256KiB --bw ${BW}MiB/s --cycles 1 \
-	--phases random --seed 1 -o /tmp/seed1.csv >/dev/null || exit 1
+	--phases random --seed $SEED -o /tmp/seed.csv >/dev/null || exit 1
 awk -F, '/^[0-9]/ && $2 == 0 { p[$1] = $3 - 1000000000 } END { for (j = 0; j < '$HOSTS'; j++) print p[j] "ns" }' \
-	/tmp/seed1.csv >/tmp/phases
+	/tmp/seed.csv >/tmp/phases
 j=0
 while [ $j -lt $HOSTS ]; do
 	sed -n "$((j + 1))p" /tmp/phases >/tmp/phase.$j
 	j=$((j + 1))
 done
-say "seed-1 phases: $(tr '\n' ' ' </tmp/phases)"
+say "seed-$SEED phases: $(tr '\n' ' ' </tmp/phases)"
 
 # One summary row from an analysis table: order changes, Kuramoto mean,
 # the pooled gap step's slope (coupling: 0 = gaps kept) with its s.e.,
@@ -59,7 +63,7 @@ row() { # label analysis.txt
 		$cost "$slow" >>"$SUMMARY"
 }
 {
-	echo "# cluster experiment 1: $HOSTS hosts (namespaces, nbd) vs $HOSTS local jobs, seed-1 phases"
+	echo "# cluster experiment 1: $HOSTS hosts (namespaces, nbd) vs $HOSTS local jobs, seed-$SEED phases"
 	echo "# $FLEET, B = ${BW}MiB/s (solo 125 ms), first 2 cycles skipped"
 	echo "# changed: firing-order changes (of 9); r: Kuramoto mean (random phases ~ 1/sqrt(N));"
 	echo "# slope: pooled gap step on gap (+- s.e.); P(n>=3) measured, independent and their ratio;"
@@ -81,7 +85,7 @@ solo=$(sed -n 's/^# param solo_ns.0=//p' "$RESULTS/local.csv")
 # Hosts: one job each, with and without 2 ms one-way delay per link.
 CLUSTER_DIR=/tmp/cluster
 cluster_storage_start /dev/fnblk0 || exit 1
-for delay in 0 2ms; do
+for delay in $DELAYS; do
 	name=hosts-delay$delay
 	i=0
 	while [ $i -lt $HOSTS ]; do

@@ -334,6 +334,7 @@ cluster_test_begin() { # name bw_mib
 		skip_all "cannot add a fnblk device"
 }
 cluster_test_end() {
+	cluster_trace_stop ""
 	cluster_nvmet_teardown
 	cluster_teardown
 	if [ "$failed" -ne 0 ] && [ -d /results ]; then
@@ -350,6 +351,114 @@ cluster_storage_collect() { # dev dir
 	fnblkctl -j stats "$1" >"$2/stats.json"
 	fnblkctl -j users "$1" >"$2/users.json"
 	cluster_server_children >"$2/servers"
+}
+
+# The device's own record of its service: fnblk's depart tracepoint (each
+# request's bytes, service time and n) and its n changes (user_active,
+# user_idle), in a tracefs instance of ours so nobody else's tracing is
+# touched. The instance is $CLUSTER_TRACE until cluster_trace_stop.
+CLUSTER_TRACEFS=${CLUSTER_TRACEFS:-/sys/kernel/tracing}
+CLUSTER_TRACE=
+cluster_trace_start() { # name
+	local e
+	[ -d "$CLUSTER_TRACEFS/events/fnblk" ] || { cluster_log "no fnblk events in $CLUSTER_TRACEFS"; return 1; }
+	CLUSTER_TRACE=$CLUSTER_TRACEFS/instances/$1
+	mkdir "$CLUSTER_TRACE" || { CLUSTER_TRACE=; return 1; }
+	# Room for every event of the run: ~10,000 of them, ~100 bytes each.
+	echo 8192 >"$CLUSTER_TRACE/buffer_size_kb" || return 1
+	# One clock for every CPU's buffer, so the trace is in event order.
+	echo global >"$CLUSTER_TRACE/trace_clock" || return 1
+	for e in fnblk_depart fnblk_user_active fnblk_user_idle; do
+		echo 1 >"$CLUSTER_TRACE/events/fnblk/$e/enable" || return 1
+	done
+	echo 1 >"$CLUSTER_TRACE/tracing_on"
+}
+# Stop it, the trace text into OUT, the instance removed.
+cluster_trace_stop() { # out
+	local rc=0
+	[ -n "$CLUSTER_TRACE" ] || return 0
+	echo 0 >"$CLUSTER_TRACE/tracing_on"
+	if [ -n "$1" ]; then
+		cat "$CLUSTER_TRACE/trace" >"$1" || rc=1
+		# Events dropped for want of room would make the record partial.
+		cat "$CLUSTER_TRACE"/per_cpu/cpu*/stats 2>/dev/null |
+			awk '$1 == "overrun:" && $2 > 0 { bad = 1 } END { exit bad }' ||
+			{ cluster_log "the trace lost events (overrun)"; rc=1; }
+	fi
+	echo 0 >"$CLUSTER_TRACE/events/enable"
+	rmdir "$CLUSTER_TRACE" || rc=1
+	CLUSTER_TRACE=
+	return $rc
+}
+
+# How the device served each user while exactly N users were active, from
+# a trace of cluster_trace_start: "key requests bytes service_ns ideal_ns
+# worst_ns" a line, where ideal = bytes / SHARE (SHARE = f(N)*B/N bytes/s)
+# and worst is the largest |service - ideal| of one request. A request
+# counts when n was N for all of its service (no n change from its start
+# to its departure) and it followed, at once, a request of its user that
+# had waited for its turn (service > 0): its finish tag was then set one
+# request's demand past the virtual time at its start, so its service is
+# exactly demand / SHARE (the core rounds each step up to 1 ns). Requests
+# that resume a user's service after a pause may start with credit (the
+# share that accrued in the pause, Documentation/model.rst) and a change
+# of n retroactively credits the users that stay: those are left out.
+# Departures of device DEVNAME only; events of other devices are skipped.
+cluster_served_at() { # trace devname n share
+	local t
+	t=$(mktemp "${TMPDIR:-/tmp}/served.XXXXXX") || return 1
+	# The n changes' times, sorted; "key leave service bytes n" per
+	# departure, by user and departure (stable: ties keep trace order).
+	awk -v d="$2" -v ch="$t.ch" -v dp="$t.dp" '
+	$0 ~ "fnblk_(depart|user_active|user_idle): " d " " {
+		ev = ""
+		split("", v)
+		for (i = 1; i <= NF; i++) {
+			if ($i ~ /^fnblk_[a-z_]*:$/) ev = $i
+			if (split($i, kv, "=") == 2) v[kv[1]] = kv[2]
+		}
+		if (ev == "fnblk_depart:")
+			print v["key"], v["leave_ns"], v["service_ns"], v["bytes"], v["n"] >dp
+		else
+			print v["time_ns"] >ch
+	}' "$1" || return 1
+	touch "$t.ch" "$t.dp"
+	# A first line before any time: the file is never empty (awk's
+	# NR == FNR would take the departures for changes).
+	{ echo -1; sort -n "$t.ch"; } >"$t.changes"
+	sort -s -k1,1n -k2,2n "$t.dp" >"$t.departs"
+	awk -v want="$3" -v share="$4" '
+	NR == FNR { c[++nc] = $1; next }
+	# Is there an n change at t with a <= t < b? (c is sorted)
+	function changed(a, b,   lo, hi, mid) {
+		lo = 1; hi = nc + 1
+		while (lo < hi) {
+			mid = int((lo + hi) / 2)
+			if (c[mid] < a) lo = mid + 1; else hi = mid
+		}
+		return lo <= nc && c[lo] < b
+	}
+	{
+		key = $1; leave = $2; svc = $3; bytes = $4; n = $5
+		start = leave - svc
+		if (key == pkey && start == pleave && psvc > 0 && n == want &&
+		    !changed(start, leave)) {
+			ideal = bytes * 1e9 / share
+			dev = svc - ideal
+			if (dev < 0) dev = -dev
+			if (!(key in cnt)) order[++nk] = key
+			cnt[key]++; by[key] += bytes; sv[key] += svc; id[key] += ideal
+			if (dev > worst[key]) worst[key] = dev
+		}
+		pkey = key; pleave = leave; psvc = svc
+	}
+	END {
+		for (i = 1; i <= nk; i++) {
+			k = order[i]
+			printf "%s %d %.0f %.0f %.0f %.1f\n", k, cnt[k], by[k], sv[k], id[k], worst[k]
+		}
+	}' "$t.changes" "$t.departs"
+	rm -f "$t" "$t.ch" "$t.dp" "$t.changes" "$t.departs"
 }
 
 # The link whose MAC address is MAC, or nothing.

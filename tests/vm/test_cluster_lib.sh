@@ -36,5 +36,52 @@ check_eq "the same while process 200 ends between the listing and the read" \
 rm -f "$CLUSTER_DIR/nbd-server.pid"
 check_eq "no listener, no children" "$(cluster_server_children | wc -l)" 0
 
+# A trace as tracefs prints it. Share 2 MiB/s: 4 KiB in 1,953,125 ns.
+S=1953125
+dep() { # dev key leave service [n]
+	echo "  nbd-server-$2  [000] .....  1.000000: fnblk_depart: $1 key=$2 rq=00000000deadbeef bytes=4096 leave_ns=$3 service_ns=$4 n=${5:-3}"
+}
+chg() { # event key time n
+	echo "  nbd-server-$2  [000] .....  1.000000: fnblk_user_$1: fnblk0 key=$2 time_ns=$3 n=$4"
+}
+T=1000000000
+{
+	chg active 101 $T 1
+	chg active 102 $T 2
+	chg active 103 $T 3
+	# 101: a streak of five; its first has no predecessor, and a user
+	# 104 comes and goes during its third (and 103's second): three count.
+	k=1
+	while [ $k -le 5 ]; do
+		dep fnblk0 101 $((T + k * S)) $S
+		[ $k = 2 ] && chg active 104 $((T + 2 * S + 5)) 4 && chg idle 104 $((T + 2 * S + 9)) 3
+		k=$((k + 1))
+	done
+	# Another device's departures of the same key break nothing.
+	dep fnblk1 101 $((T + 3 * S)) 7
+	dep fnblk10 101 $((T + 3 * S)) 7
+	# 102: a credited request (no wait), then two at the share: the
+	# first of them follows a request that did not wait, so one counts.
+	dep fnblk0 102 $T 0
+	dep fnblk0 102 $((T + S)) $S
+	dep fnblk0 102 $((T + 2 * S)) $S
+	# 102 again after a pause (resumes: may hold credit), then one at
+	# n = 2 that follows it (served here at the n = 3 rate).
+	dep fnblk0 102 $((T + 9 * S)) 1000
+	dep fnblk0 102 $((T + 10 * S)) $S 2
+	# 103 is served at half its share: its first has no predecessor,
+	# its second sees 104, its third counts.
+	dep fnblk0 103 $((T + 2 * S)) $((2 * S))
+	dep fnblk0 103 $((T + 4 * S)) $((2 * S))
+	dep fnblk0 103 $((T + 6 * S)) $((2 * S))
+} >"$tmp/trace"
+check_eq "served at n = 3: the requests that follow a waiting one of their user, n constant" \
+	"$(cluster_served_at "$tmp/trace" fnblk0 3 2097152 | tr '\n' ';')" \
+	"101 3 12288 5859375 5859375 0.0;102 1 4096 1953125 1953125 0.0;103 1 4096 3906250 1953125 1953125.0;"
+check_eq "at n = 2: 102's last, 651 us longer than its share there" \
+	"$(cluster_served_at "$tmp/trace" fnblk0 2 3145728)" "102 1 4096 1953125 1302083 651041.7"
+check_eq "no departures of the device: nothing" \
+	"$(cluster_served_at "$tmp/trace" fnblk7 3 2097152)" ""
+
 echo "1..$n"
 [ "$failed" -eq 0 ]
