@@ -378,8 +378,9 @@ static void deliver(struct fnblk_sched *s, struct fnblk_req *rq)
 /* rq's service and latency are over; it is delivered once its data are. */
 static void complete(struct fnblk_sched *s, struct fnblk_req *rq)
 {
+	/* As if it had left the bandwidth stage when V reached its tag. */
 	if (rq->shared)
-		rq->user->done_vtime = s->vtime;
+		rq->user->done_vtime = s->vtime - rq->late_v;
 	if (rq->data_pending)
 		rq->served = true;
 	else
@@ -411,12 +412,43 @@ static void to_delay_stage(struct fnblk_sched *s, struct fnblk_req *rq,
 	heap_insert(&s->delay, &rq->hnode, due);
 }
 
+/* rq's service demand in V units (weighted: per unit of its user's weight). */
+static u64 request_demand(const struct fnblk_sched *s,
+			  const struct fnblk_req *rq)
+{
+	u64 demand = (rq->bytes + s->p.overhead) << VSHIFT;
+
+	/* Rounded up: a heavy user's small request still costs service. */
+	if (s->p.policy == FNBLK_POLICY_WEIGHTED)
+		demand = (demand + rq->user->weight - 1) / rq->user->weight;
+	return demand;
+}
+
 /* rq has had all its service; latency follows. */
 static void leave_bw_stage(struct fnblk_sched *s, struct fnblk_req *rq)
 {
 	struct fnblk_user *u = rq->user;
 
 	rq->leave_ns = s->now;
+	/*
+	 * A request resumed with more credit than its demand left as soon as
+	 * it was looked at, V past its tag: its user keeps that excess for
+	 * its next request, at most one grace of its share and at most this
+	 * request's own demand. So a writer that is sometimes slower and
+	 * sometimes faster than its share gets it on average, while a user
+	 * back from a long pause (or a guest the host stopped) is at most one
+	 * request ahead: never a burst above f(n)*B.
+	 */
+	rq->late_v = 0;
+	if (s->p.bw && before(rq->tag, s->vtime)) {
+		u64 hi, lo, cap, demand = request_demand(s, rq);
+
+		mul_64x64(s->rate, s->p.grace_ns, &hi, &lo);
+		cap = hi >> RSHIFT ? FNBLK_NEVER :
+		      (hi << (64 - RSHIFT)) | (lo >> RSHIFT);
+		cap = cap < demand ? cap : demand;
+		rq->late_v = s->vtime - rq->tag < cap ? s->vtime - rq->tag : cap;
+	}
 	if (!--u->nr_queued)
 		u->leave_vtime = s->vtime;	/* where its held share starts */
 	departed(s, rq);
@@ -517,23 +549,21 @@ void fnblk_sched_run(struct fnblk_sched *s, u64 now)
  * A request of a user that is still active but has nothing in the
  * bandwidth stage (waiting for a completion, or idling in its grace)
  * starts where that user's service left off: at the later of its previous
- * finish tag and V when its last request completed. So the share that
- * accrued while it could not submit (its own turnaround, a late timer, a
- * copy that outlasted the service) is not lost, at most a grace past its
- * last delivery, while the configured latency, which a remote file system
- * charges every request, is not credited back. Otherwise the request
- * starts now.
+ * finish tag and V when its last request completed (less what V had run
+ * past that request's tag before it left, up to a grace of share). So the
+ * share that accrued while it could not submit (its own turnaround, a late
+ * timer, a copy that outlasted the service) is not lost, and no more than
+ * a grace of it carries over from one request to the next, while the
+ * configured latency, which a remote file system charges every request,
+ * is not credited back. Otherwise the request starts now.
  */
 static void enqueue(struct fnblk_sched *s, struct fnblk_req *rq, bool resume)
 {
 	struct fnblk_user *u = rq->user;
 	struct fnblk_flow *flow;
-	u64 demand = (rq->bytes + s->p.overhead) << VSHIFT;
+	u64 demand = request_demand(s, rq);
 
 	flow = s->p.policy == FNBLK_POLICY_FIFO ? &s->fifo : &u->flow;
-	/* Rounded up: a heavy user's small request still costs service. */
-	if (s->p.policy == FNBLK_POLICY_WEIGHTED)
-		demand = (demand + u->weight - 1) / u->weight;
 	rq->flow = flow;
 	u->nr_queued++;
 	if (!flow->nr_queued) {

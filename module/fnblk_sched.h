@@ -119,6 +119,7 @@ struct fnblk_req {
 	struct fnblk_flow *flow;
 	u64 bytes;
 	u64 tag;			/* virtual finish tag */
+	u64 late_v;			/* V past the tag when it left */
 	u64 submit_ns;
 	u64 start_ns;			/* service started */
 	u64 leave_ns;			/* left the bandwidth stage */

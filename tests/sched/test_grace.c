@@ -15,6 +15,9 @@
  *    user's last completion (at most V) if the user is active with nothing
  *    in the bandwidth stage (waiting out a latency, or in its grace); else
  *    past V. It leaves when V reaches its tag and completes latency later;
+ *    a request that leaves with V already past its tag (it resumed with
+ *    more credit than its demand) counts its completion that much earlier
+ *    in V, up to a grace of the user's share and up to its own demand;
  *  - when a grace expires and the others' rate rises, V gains what they
  *    would have had since that user's last request left the bandwidth
  *    stage: (V - V at that departure) times the relative rise.
@@ -60,7 +63,8 @@ static long double v_rate(const struct scenario *sc, const struct ref_user *u)
 static bool reference_grace(struct scenario *sc, long double margin)
 {
 	struct ref_user u[MAX_USERS];
-	long double tag[MAX_REQS], due[MAX_REQS], t = 0, v = 0, rate, next_t, tg;
+	long double tag[MAX_REQS], due[MAX_REQS], late[MAX_REQS], dem[MAX_REQS];
+	long double t = 0, v = 0, rate, next_t, tg;
 	bool queued[MAX_REQS] = { false }, pending[MAX_REQS] = { false };
 	long double latency = (long double)sc->p.latency_ns;
 	long double grace = (long double)sc->p.grace_ns;
@@ -103,6 +107,13 @@ static bool reference_grace(struct scenario *sc, long double margin)
 			sc->r[i].leave = t;
 			pending[i] = true;
 			due[i] = t + latency;
+			/* V past its tag (a resumed request), up to a grace
+			 * of share and up to its own demand. */
+			late[i] = v - tag[i] > 1e-6L ? v - tag[i] : 0;
+			if (late[i] > grace * rate)
+				late[i] = grace * rate;
+			if (late[i] > dem[i])
+				late[i] = dem[i];
 			if (!--u[sc->r[i].user].queued)
 				u[sc->r[i].user].leave_v = v;
 		}
@@ -112,7 +123,7 @@ static bool reference_grace(struct scenario *sc, long double margin)
 
 			if (pending[i] && due[i] <= t + 1e-6L) {
 				pending[i] = false;
-				ru->done_v = v;
+				ru->done_v = v - late[i];
 				if (!--ru->pending) {
 					ru->idle = true;
 					ru->idle_since = t;
@@ -157,6 +168,7 @@ static bool reference_grace(struct scenario *sc, long double margin)
 			ru->queued++;
 			ru->pending++;
 			tag[next] = base + demand;
+			dem[next] = demand;
 			ru->tail = tag[next];
 			queued[next] = true;
 			next++;

@@ -334,18 +334,30 @@ static void test_grace_released(void)
  * user could even see its completion. The lateness is credited: the next
  * request resumes where the first left off.
  */
-static void test_grace_from_delivery(void)
+/*
+ * One user alone with the given grace submits S at 0 (due at 10 ms); the
+ * host runs the core next at late_ns, as a timer that fires late does.
+ */
+static void late_completion(struct host *h, struct fnblk_user *u,
+			    struct host_req *r, uint64_t grace_ns,
+			    uint64_t late_ns)
 {
 	struct fnblk_params p = params(BW, "constant");
+
+	p.grace_ns = grace_ns;
+	host_init(h, &p);
+	fnblk_user_init(u, 1);
+	submit(h, u, r, S, 0);
+	fnblk_sched_run(&h->s, late_ns);
+}
+
+static void test_grace_from_delivery(void)
+{
 	struct host h;
 	struct fnblk_user u;
 	struct host_req r[2];
 
-	p.grace_ns = 2 * MS;
-	host_init(&h, &p);
-	fnblk_user_init(&u, 1);
-	submit(&h, &u, &r[0], S, 0);
-	fnblk_sched_run(&h.s, 15 * MS);	/* due at 10 ms, timer 5 ms late */
+	late_completion(&h, &u, &r[0], 2 * MS, 15 * MS);	/* 5 ms late */
 	ok(u.active && h.s.nr_active == 1,
 	   "a completion delivered 5 ms late leaves its user active (grace 2 ms)");
 	submit(&h, &u, &r[1], S, 15 * MS + MS / 10);
@@ -446,6 +458,53 @@ static void test_data_join(void)
 	is_u64(u.activations, 1,
 	       "a copy longer than the grace does not split the user's activity");
 	is_u64(h.act[h.nr_act - 1].t, 6 * MS, "it leaves a grace after its last delivery");
+}
+
+/*
+ * A synchronous writer whose completions come 7 ms late and who takes
+ * 5 ms to resubmit: its second request has more credit than demand and
+ * leaves at once, 2 ms of share to spare. The third request starts from
+ * where the second finished in V, not from when it was looked at, so over
+ * the three the writer moved 3 S in 30 ms: its whole share.
+ */
+static void test_excess_credit_kept(void)
+{
+	struct host h;
+	struct fnblk_user u;
+	struct host_req r[3];
+
+	late_completion(&h, &u, &r[0], 20 * MS, 17 * MS);	/* 7 ms late */
+	submit(&h, &u, &r[1], S, 22 * MS);
+	at(r[1].rq.leave_ns, 22 * MS, 0, "12 ms of credit: the second leaves at once");
+	submit(&h, &u, &r[2], S, 27 * MS);
+	run_until(&h, FNBLK_NEVER);
+	at(r[2].rq.leave_ns, 30 * MS, 2,
+	   "the third keeps the 2 ms the second did not use: 3 S by 30 ms");
+	is_u64(u.activations, 1, "one activity period");
+}
+
+/*
+ * A writer back from a pause within its (long) grace, or a guest the host
+ * stopped for 190 ms: its first request resumes from where it left off and
+ * leaves at once, and it keeps at most one request's worth beyond that,
+ * not the 190 ms of share it did not use: the next requests go at its
+ * share again, no burst above f(n)*B.
+ */
+static void test_pause_no_burst(void)
+{
+	struct host h;
+	struct fnblk_user u;
+	struct host_req r[4];
+
+	late_completion(&h, &u, &r[0], 250 * MS, 200 * MS);	/* due at 10 ms */
+	submit(&h, &u, &r[1], S, 200 * MS);
+	at(r[1].rq.leave_ns, 200 * MS, 0, "after the pause the first request leaves at once");
+	submit(&h, &u, &r[2], S, 200 * MS);
+	at(r[2].rq.leave_ns, 200 * MS, 0, "the one request of credit it kept: the second too");
+	submit(&h, &u, &r[3], S, 200 * MS);
+	run_until(&h, FNBLK_NEVER);
+	at(r[3].rq.leave_ns, 210 * MS, 1, "the third waits for its share: no burst of 190 ms of it");
+	is_u64(u.activations, 1, "one activity period");
 }
 
 static void test_fifo(void)
@@ -749,6 +808,8 @@ int main(void)
 	test_grace_from_delivery();
 	test_latency_longer_than_grace();
 	test_data_join();
+	test_excess_credit_kept();
+	test_pause_no_burst();
 	test_fifo();
 	test_weighted();
 	test_configure();
