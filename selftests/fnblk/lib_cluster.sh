@@ -396,10 +396,11 @@ cluster_trace_stop() { # out
 # worst_ns" a line, where ideal = bytes / SHARE (SHARE = f(N)*B/N bytes/s)
 # and worst is the largest |service - ideal| of one request. A request
 # counts when n was N for all of its service (no n change from its start
-# to its departure) and it followed, at once, a request of its user that
-# had waited for its turn (service > 0): its finish tag was then set one
-# request's demand past the virtual time at its start, so its service is
-# exactly demand / SHARE (the core rounds each step up to 1 ns). Requests
+# to its departure, both included) and it followed, at once, a request of
+# its user that had waited for its turn (service > 0): its finish tag was
+# then set one request's demand past the virtual time at its start, so
+# its service is exactly demand / SHARE (the core rounds each step up to
+# 1 ns; tests/sched/test_back_to_back.c checks this in the core). Requests
 # that resume a user's service after a pause may start with credit (the
 # share that accrued in the pause, Documentation/model.rst) and a change
 # of n retroactively credits the users that stay: those are left out.
@@ -429,14 +430,16 @@ cluster_served_at() { # trace devname n share
 	sort -s -k1,1n -k2,2n "$t.dp" >"$t.departs"
 	awk -v want="$3" -v share="$4" '
 	NR == FNR { c[++nc] = $1; next }
-	# Is there an n change at t with a <= t < b? (c is sorted)
+	# Is there an n change at t with a <= t <= b? (c is sorted) One at b
+	# may be what let the request go: a user leaving n releases the share
+	# it held to the others at once (tests/sched/test_back_to_back.c).
 	function changed(a, b,   lo, hi, mid) {
 		lo = 1; hi = nc + 1
 		while (lo < hi) {
 			mid = int((lo + hi) / 2)
 			if (c[mid] < a) lo = mid + 1; else hi = mid
 		}
-		return lo <= nc && c[lo] < b
+		return lo <= nc && c[lo] <= b
 	}
 	{
 		key = $1; leave = $2; svc = $3; bytes = $4; n = $5

@@ -81,28 +81,36 @@ static void core_complete(struct fnblk_sched *s, struct fnblk_req *rq)
 
 static const struct fnblk_sched_ops core_ops = { .complete = core_complete };
 
-static void run_core(struct scenario *sc)
+/* Replay sc in the core s, with the host's hooks ops and priv. */
+static inline void run_core_ops(struct scenario *sc, struct fnblk_sched *s,
+				const struct fnblk_sched_ops *ops, void *priv)
 {
 	struct fnblk_user users[MAX_USERS];
-	struct fnblk_sched s;
 	unsigned int i;
 	uint64_t t;
 
-	fnblk_sched_init(&s, &sc->p, &core_ops, NULL, 0);
+	fnblk_sched_init(s, &sc->p, ops, priv, 0);
 	for (i = 0; i < sc->users; i++) {
 		fnblk_user_init(&users[i], i);
-		fnblk_sched_set_weight(&s, &users[i], sc->weight[i], 0);
+		fnblk_sched_set_weight(s, &users[i], sc->weight[i], 0);
 	}
 	for (i = 0; i < sc->reqs; i++) {
-		while ((t = fnblk_sched_next_event(&s)) <= sc->r[i].arrive)
-			fnblk_sched_run(&s, t);
+		while ((t = fnblk_sched_next_event(s)) <= sc->r[i].arrive)
+			fnblk_sched_run(s, t);
 		sc->r[i].rq.bytes = sc->r[i].bytes;
 		sc->r[i].rq.write = true;
-		fnblk_sched_submit(&s, &users[sc->r[i].user], &sc->r[i].rq,
+		fnblk_sched_submit(s, &users[sc->r[i].user], &sc->r[i].rq,
 				   sc->r[i].arrive);
 	}
-	while ((t = fnblk_sched_next_event(&s)) != FNBLK_NEVER)
-		fnblk_sched_run(&s, t);
+	while ((t = fnblk_sched_next_event(s)) != FNBLK_NEVER)
+		fnblk_sched_run(s, t);
+}
+
+static inline void run_core(struct scenario *sc)
+{
+	struct fnblk_sched s;
+
+	run_core_ops(sc, &s, &core_ops, NULL);
 }
 
 /*

@@ -74,10 +74,19 @@ T=1000000000
 	dep fnblk0 103 $((T + 2 * S)) $((2 * S))
 	dep fnblk0 103 $((T + 4 * S)) $((2 * S))
 	dep fnblk0 103 $((T + 6 * S)) $((2 * S))
+	# 105, later: n changes at the very ns its second request leaves
+	# (a user leaving n lets it go at once): its second and third are
+	# left out, its fourth counts.
+	k=1
+	while [ $k -le 4 ]; do
+		dep fnblk0 105 $((T + (100 + k) * S)) $S
+		k=$((k + 1))
+	done
+	chg idle 104 $((T + 102 * S)) 3
 } >"$tmp/trace"
 check_eq "served at n = 3: the requests that follow a waiting one of their user, n constant" \
 	"$(cluster_served_at "$tmp/trace" fnblk0 3 2097152 | tr '\n' ';')" \
-	"101 3 12288 5859375 5859375 0.0;102 1 4096 1953125 1953125 0.0;103 1 4096 3906250 1953125 1953125.0;"
+	"101 3 12288 5859375 5859375 0.0;102 1 4096 1953125 1953125 0.0;103 1 4096 3906250 1953125 1953125.0;105 1 4096 1953125 1953125 0.0;"
 check_eq "at n = 2: 102's last, 651 us longer than its share there" \
 	"$(cluster_served_at "$tmp/trace" fnblk0 2 3145728)" "102 1 4096 1953125 1302083 651041.7"
 check_eq "no departures of the device: nothing" \
