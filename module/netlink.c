@@ -1113,12 +1113,28 @@ static bool fnblk_event_listened(void)
 				  FNBLK_MCGRP_EVENTS_ID);
 }
 
+/*
+ * An event's skb is sized to its attributes: every queued event counts
+ * its skb's whole size against its listener's receive buffer, and a
+ * default-sized one (NLMSG_DEFAULT_SIZE: ~3.7 KiB, an 8 KiB head with the
+ * headers) is an order-1 atomic allocation, for ~100 bytes of attributes.
+ * The device attributes every event starts with, then extra bytes of its own.
+ */
+static size_t fnblk_event_size(const struct fnblk_dev *dev, size_t extra)
+{
+	return nla_total_size(sizeof(u32)) +		/* DEV_ID */
+	       nla_total_size(strlen(dev->name) + 1) +	/* DEV_NAME */
+	       nla_total_size_64bit(sizeof(u64)) +	/* EVT_TIME_NS */
+	       nla_total_size_64bit(sizeof(u64)) +	/* EVT_SEQ */
+	       extra;
+}
+
 static void *fnblk_event_start(struct sk_buff **skb, struct fnblk_dev *dev,
-			       u8 cmd, u64 seq, u64 t, gfp_t gfp)
+			       u8 cmd, u64 seq, u64 t, size_t extra, gfp_t gfp)
 {
 	void *hdr;
 
-	*skb = genlmsg_new(NLMSG_DEFAULT_SIZE, gfp);
+	*skb = genlmsg_new(fnblk_event_size(dev, extra), gfp);
 	if (!*skb)
 		return NULL;
 	hdr = genlmsg_put(*skb, 0, 0, &fnblk_family, 0, cmd);
@@ -1143,16 +1159,24 @@ void fnblk_event_user_locked(struct fnblk_dev *dev, struct fnblk_dev_user *u,
 	__must_hold(&dev->lock)
 {
 	u8 cmd = active ? FNBLK_CMD_EVT_USER_ACTIVE : FNBLK_CMD_EVT_USER_IDLE;
+	bool overflow = u == &dev->overflow;
 	u64 seq = ++dev->event_seq;
 	struct sk_buff *skb;
+	size_t extra;
 	void *hdr;
 
 	if (!fnblk_event_listened())
 		return;
-	hdr = fnblk_event_start(&skb, dev, cmd, seq, t, GFP_ATOMIC);
+	/* EVT_OVERFLOW or EVT_USER_KEY, EVT_NR_ACTIVE, EVT_KTHREAD */
+	extra = (overflow ? nla_total_size(0) :
+		 FNBLK_EVENTS_NAME_USERS ? nla_total_size_64bit(sizeof(u64)) :
+		 0) +
+		nla_total_size(sizeof(u32)) +
+		(u->kthread ? nla_total_size(0) : 0);
+	hdr = fnblk_event_start(&skb, dev, cmd, seq, t, extra, GFP_ATOMIC);
 	if (!hdr)
 		return;
-	if ((u == &dev->overflow ?
+	if ((overflow ?
 	     nla_put_flag(skb, FNBLK_A_EVT_OVERFLOW) :
 	     (FNBLK_EVENTS_NAME_USERS &&
 	      nla_put_u64_64bit(skb, FNBLK_A_EVT_USER_KEY, u->su.key,
@@ -1176,7 +1200,7 @@ void fnblk_event_dev(struct fnblk_dev *dev, u8 cmd)
 	seq = ++dev->event_seq;
 	if (fnblk_event_listened()) {
 		hdr = fnblk_event_start(&skb, dev, cmd, seq, ktime_get_ns(),
-					GFP_ATOMIC);
+					0, GFP_ATOMIC);
 		if (hdr)
 			fnblk_event_send(skb, hdr, GFP_ATOMIC);
 	}

@@ -4,7 +4,8 @@
 # fnblkctl monitor --csv reconstructs n(t): over a run of staggered fio
 # writers, the time the CSV spends at each n must match the device's own
 # n histogram, its active rows the activation counter, its largest n the
-# peak; and a monitor stopped through a burst of events loses none.
+# peak; and a monitor stopped through a burst of events loses none, with
+# the system's default receive buffer, each event's skb sized to it.
 # Prints TAP.
 
 # TAP helpers; a copy run alone in the test VM finds the installed ones.
@@ -85,32 +86,72 @@ check_eq "time at each n >= 1 from the CSV matches the n histogram" \
 	"$(grep -v '^#' $tmp/compare)" 0
 
 # A monitor kept off the CPU through a burst (stopped here; a busy guest
-# does it for a moment) finds every event waiting when it runs again: its
-# socket's default buffer holds them. Four writers pausing 5 ms between
-# requests with a 2 ms grace: an activation and an idle event a request.
+# does it for a moment) finds every event waiting when it runs again,
+# with the buffer any listener gets without asking (rmem_default, 208 KiB
+# on Debian; fnblkctl's --rcvbuf is doubled by the kernel, so half of it):
+# each event takes its skb's size of that buffer. Four writers pausing
+# 5 ms between requests with a 2 ms grace: an activation and an idle
+# event a request.
 { fio_global 1m; echo thinktime=5ms; } >$tmp/burst.fio
 for j in 0 1 2 3; do
 	printf '[b%d]\noffset=%dm\n' $j $((j * 4)) >>$tmp/burst.fio
 done
+rmem_default=$(cat /proc/sys/net/core/rmem_default)
 fnblkctl stats reset $dev
-fnblkctl monitor $dev --csv >$tmp/burst.csv 2>$tmp/burst.err &
+fnblkctl monitor $dev --csv --rcvbuf $((rmem_default / 2)) >$tmp/burst.csv 2>$tmp/burst.err &
 mon=$!
 wait_started $tmp/burst.csv
 kill -STOP $mon
+
+# skb heads of 4 KiB or more the kernel allocates meanwhile (kmem:kmalloc
+# from the skb allocator). An event is about 100 bytes of attributes: its
+# skb must be sized to them, not NLMSG_DEFAULT_SIZE (an 8 KiB head with
+# the headers, an order-1 atomic allocation in the scheduler, each).
+tr=/sys/kernel/tracing
+big_skbs_start() {
+	echo 0 >$tr/tracing_on && echo >$tr/trace &&
+		echo 'bytes_alloc >= 4096' >$tr/events/kmem/kmalloc/filter &&
+		echo 1 >$tr/events/kmem/kmalloc/enable && echo 1 >$tr/tracing_on
+}
+big_skbs_stop() { # prints how many
+	echo 0 >$tr/events/kmem/kmalloc/enable
+	echo 0 >$tr/events/kmem/kmalloc/filter
+	grep -cE 'kmalloc:.*call_site=(__alloc_skb|kmalloc_reserve)' $tr/trace
+	echo >$tr/trace
+}
+traced=0
+if [ -w $tr/events/kmem/kmalloc/enable ] && big_skbs_start; then
+	traced=1
+	# Control: the family lookup's reply is NLMSG_DEFAULT_SIZE (4 KiB).
+	fnblkctl dev show $dev >/dev/null
+	control=$(big_skbs_stop)
+	big_skbs_start
+fi
 fio --eta=never --output=$tmp/burst.out $tmp/burst.fio
 check_eq "burst: fio ran" "$?" 0
+[ $traced = 0 ] || big=$(big_skbs_stop)
 sleep 0.5
 fnblkctl -j stats $dev >$tmp/stats.json
+queued=$(awk '$2 == 16 { s += $5 } END { print s + 0 }' /proc/net/netlink)
 kill -CONT $mon
 sleep 1
 kill -TERM $mon
 wait $mon
-echo "# burst: $(j activations) activations while the monitor was stopped"
-check "burst: more events than the system's default buffer holds (100 or more)" \
-	test "$(($(j activations) * 2))" -ge 100
+events=$(($(j activations) * 2))
+echo "# burst: $events events while the monitor was stopped, $queued bytes of" \
+	"receive buffers queued: $((queued / (events > 0 ? events : 1))) an event (rmem_default $rmem_default)"
+check "burst: 100 events or more" test "$events" -ge 100
 check_eq "burst: no events lost while the monitor was stopped" "$(cat $tmp/burst.err)" ""
 check_eq "burst: one active row per activation" "$(grep -c ",active," $tmp/burst.csv)" \
 	"$(j activations)"
+if [ $traced = 1 ]; then
+	echo "# burst: skb heads of 4 KiB or more: $big during the burst," \
+		"$control for one fnblkctl command (its family lookup)"
+	check "burst: the trace sees a 4 KiB skb head (family lookup)" test "$control" -ge 1
+	check_eq "burst: no event took an skb head of 4 KiB or more" "$big" 0
+else
+	skip "burst: event skbs sized to their attributes" "no kmem:kmalloc tracepoint"
+fi
 
 fnblkctl dev del $dev
 echo "1..$n"
