@@ -58,6 +58,7 @@ struct fuzz {
 	int io;			/* live I/O runs on LIVE_ID */
 	int unpriv;
 	int failslab;		/* allocations of the request may fail */
+	int fail_fd;		/* this task's make-it-fail, opened before */
 	long lost;		/* requests whose answer could not be sent */
 	int kmsg;
 	uint8_t shadow[MAX_IDS];	/* device ids that must exist */
@@ -648,11 +649,16 @@ static int write_str(const char *path, const char *v)
 	return ret;
 }
 
-/* Make this task's slab allocations fail (failslab with task-filter). */
+/*
+ * Make this task's slab allocations fail (failslab with task-filter),
+ * through a descriptor opened before they may: opening the file to switch
+ * them off is an allocation itself, which could fail and leave them on.
+ */
 static void inject(struct fuzz *z, int on)
 {
-	if (z->failslab)
-		write_str("/proc/self/make-it-fail", on ? "1" : "0");
+	if (z->failslab && pwrite(z->fail_fd, on ? "1" : "0", 1, 0) != 1)
+		finding(z, "cannot switch failing allocations %s: %s\n",
+			on ? "on" : "off", strerror(errno));
 }
 
 /*
@@ -758,7 +764,10 @@ static void one_request(struct fuzz *z)
 				   ret == -ETIMEDOUT)) {
 		z->lost++;
 		fz_sock_close(&z->s);	/* answers may still trickle in */
-		fz_sock_open(&z->s, 5);
+		ret = fz_sock_open(&z->s, 5);
+		if (ret)
+			finding(z, "cannot reopen the socket: %s\n",
+				strerror(-ret));
 		resync(z);
 		return;
 	}
@@ -1120,6 +1129,8 @@ TEST_F_TIMEOUT(fuzz, requests_under_failing_allocations, 1800)
 		snprintf(path, sizeof(path), FAILSLAB "%s", knobs[k][0]);
 		ASSERT_EQ(0, write_str(path, knobs[k][1])) TH_LOG("%s", path);
 	}
+	z->fail_fd = open("/proc/thread-self/make-it-fail", O_WRONLY | O_CLOEXEC);
+	ASSERT_LE(0, z->fail_fd);
 	z->failslab = 1;
 	/*
 	 * Failing allocations must always stop when the request is done,
@@ -1137,6 +1148,7 @@ TEST_F_TIMEOUT(fuzz, requests_under_failing_allocations, 1800)
 	ASSERT_EQ(0, write_str(FAILSLAB "probability", "10"));
 	run_tenth(z, "requests_under_failing_allocations", 2);
 	z->failslab = 0;
+	close(z->fail_fd);
 	write_str(FAILSLAB "probability", "0");
 	write_str(FAILSLAB "task-filter", "N");
 	TH_LOG("%ld requests lost their answer to a failed allocation", z->lost);
