@@ -1114,11 +1114,11 @@ static bool fnblk_event_listened(void)
 }
 
 /*
- * An event's skb is sized to its attributes: every queued event counts
- * its skb's whole size against its listener's receive buffer, and a
- * default-sized one (NLMSG_DEFAULT_SIZE: ~3.7 KiB, an 8 KiB head with the
- * headers) is an order-1 atomic allocation, for ~100 bytes of attributes.
- * The device attributes every event starts with, then extra bytes of its own.
+ * An event's skb is sized to its attributes (about 100 bytes): with
+ * NLMSG_DEFAULT_SIZE and the genetlink header it took an 8 KiB head,
+ * allocated atomically under the device lock for every event, only for
+ * netlink to copy it into a small one before queueing it to listeners.
+ * The device attributes every event starts with, then extra of its own.
  */
 static size_t fnblk_event_size(const struct fnblk_dev *dev, size_t extra)
 {
