@@ -241,7 +241,7 @@ int do_monitor(int argc, char **argv)
 	 * libnl's buffer (32 KiB, 64 once the kernel doubles it) holds about
 	 * 70 events (a queued event takes 0.8-0.9 KiB): a monitor kept off
 	 * the CPU for a moment in a busy guest lost events to an overrun.
-	 * 4 MiB (8 once doubled) holds about 9,000.
+	 * 4 MiB (8 once doubled) holds 9,000 or more.
 	 */
 	uint64_t rcvbuf = 4u << 20, duration = 0, end = 0;
 	bool csv = false, no_enobufs = false;
