@@ -54,14 +54,16 @@ row() { # name part store setting threads x_mmap
 }
 
 # pair NAME PART STORE ADVICE THREADS ARGS...: mmap then fnmap, same arguments.
+# (Its variables are its own: mx sets "name", and busybox sh has no
+# "local", so a "name" here was the mmap run's name by the fnmap run.)
 pair() {
-	name=$1 part=$2 st=$3 adv=$4 thr=$5
+	pair_name=$1 pair_part=$2 pair_store=$3 pair_adv=$4 pair_thr=$5
 	shift 5
-	mx "$name-mmap" $DEV --mode mmap --advise $adv --threads $thr "$@"
-	row "$name-mmap" $part $st "mmap $adv" $thr -
-	mx "$name-fnmap" $DEV --mode fnmap --advise $adv --threads $thr "$@"
-	row "$name-fnmap" $part $st "fnmap $adv" $thr \
-		"$(ratio "$(rate "$name-fnmap")" "$(rate "$name-mmap")")"
+	mx "$pair_name-mmap" $DEV --mode mmap --advise $pair_adv --threads $pair_thr "$@"
+	row "$pair_name-mmap" $pair_part $pair_store "mmap $pair_adv" $pair_thr -
+	mx "$pair_name-fnmap" $DEV --mode fnmap --advise $pair_adv --threads $pair_thr "$@"
+	row "$pair_name-fnmap" $pair_part $pair_store "fnmap $pair_adv" $pair_thr \
+		"$(ratio "$(rate "$pair_name-fnmap")" "$(rate "$pair_name-mmap")")"
 }
 
 store_off
