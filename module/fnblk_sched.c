@@ -378,7 +378,7 @@ static void deliver(struct fnblk_sched *s, struct fnblk_req *rq)
 /* rq's service and latency are over; it is delivered once its data are. */
 static void complete(struct fnblk_sched *s, struct fnblk_req *rq)
 {
-	/* As if it had left the bandwidth stage when V reached its tag. */
+	/* Less the credit it passes on (see leave_bw_stage). */
 	if (rq->shared)
 		rq->user->done_vtime = s->vtime - rq->late_v;
 	if (rq->data_pending)
@@ -550,12 +550,13 @@ void fnblk_sched_run(struct fnblk_sched *s, u64 now)
  * bandwidth stage (waiting for a completion, or idling in its grace)
  * starts where that user's service left off: at the later of its previous
  * finish tag and V when its last request completed (less what V had run
- * past that request's tag before it left, up to a grace of share). So the
- * share that accrued while it could not submit (its own turnaround, a late
- * timer, a copy that outlasted the service) is not lost, and no more than
- * a grace of it carries over from one request to the next, while the
- * configured latency, which a remote file system charges every request,
- * is not credited back. Otherwise the request starts now.
+ * past that request's tag before it left, up to a grace of share and up to
+ * that request's demand). So the share that accrued while it could not
+ * submit (its own turnaround, a late timer, a copy that outlasted the
+ * service) is not lost, and no more than one request's worth of it
+ * carries over from one request to the next, while the configured
+ * latency, which a remote file system charges every request, is not
+ * credited back. Otherwise the request starts now.
  */
 static void enqueue(struct fnblk_sched *s, struct fnblk_req *rq, bool resume)
 {
