@@ -50,13 +50,20 @@ check "released when the caller's descriptor closes" flock -n "$FNBLK_VM_LOCK_FI
 check_eq "--fd with a descriptor that is not open: usage error" \
 	"$("$vl" --fd 99 2>/dev/null; echo $?)" 2
 
+# Polls CMD every 0.1 s until it succeeds or TRIES polls have failed.
+poll() {
+	local tries=$1 i=0
+
+	shift
+	while ! "$@" && [ $i -lt "$tries" ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+
 flock -o "$FNBLK_VM_LOCK_FILE" sleep 30 &
 holder=$!
-i=0
-while ! grep -q "FLOCK.* $holder " /proc/locks && [ $i -lt 50 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
+poll 50 grep -q "FLOCK.* $holder " /proc/locks
 check "held by another process: --held says no" sh -c "! '$vl' --held"
 timeout 2 "$vl" true 2>"$tmp/vl.err"
 check_eq "held by another process: the command waits for it" "$?" 124
@@ -74,12 +81,8 @@ if ls /boot/vmlinuz-* >/dev/null 2>&1; then
 	vm=$!
 	# It builds the initramfs first (a minute on a busy host), then asks
 	# for the lock: wait for it to say it is waiting, not a fixed time.
-	i=0
-	while ! grep -q "waiting for the VM lock" "$tmp/vm.err" 2>/dev/null &&
-		kill -0 "$vm" 2>/dev/null && [ $i -lt 3000 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
+	poll 3000 sh -c "grep -q 'waiting for the VM lock' '$tmp/vm.err' ||
+		! kill -0 $vm" 2>/dev/null
 	sleep 0.5
 	check "scripts/vm with FNBLK_VM_LOCK waits while another VM holds it" \
 		kill -0 "$vm"
