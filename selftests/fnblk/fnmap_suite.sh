@@ -13,11 +13,22 @@
 # The CI budget: each program's seconds are printed, and test_read's
 # random and strided cases make 1000 accesses per thread here, not 3000
 # (their eviction churn is what costs under TCG; same cases, same checks).
+#
+# FNBLK_FNMAP_TESTS names the programs to run, in that order, separated by
+# commas (so that it passes through SELFTESTS) or spaces, e.g.
+# FNBLK_FNMAP_TESTS=test_read,test_args; unset or empty, all of them. A
+# name that is not one of them fails the run before fnblk is loaded.
 
 lib=$(dirname "$0")/lib_tap.sh
 [ -f "$lib" ] || lib=/opt/kselftest/fnblk/lib_tap.sh
 . "$lib"
+programs="test_policy test_args test_read test_write test_cache test_stats"
+programs="$programs test_faults test_evict test_consistency test_continue"
+programs="$programs test_shim test_reclaim"
+# shellcheck disable=SC2086 # the programs are a list of words
+run=$(select_parts FNBLK_FNMAP_TESTS $programs) || refuse_all "$run"
 . "$(dirname "$lib")/lib_fnmap.sh"
+[ "$run" = "$programs" ] || echo "# FNBLK_FNMAP_TESTS: $run"
 
 # fold NAME COMMAND...: a TAP producer's results, one by one, as ours.
 fold() {
@@ -47,11 +58,14 @@ fold() {
 	fi
 }
 
-for t in test_policy test_args test_read test_write test_cache test_stats test_faults test_evict test_consistency test_continue; do
-	fold "$t" env FNMAP_TEST_DIR="$MNT" FNMAP_TEST_ACCESSES=1000 "$fm/tests/$t"
+for t in $run; do
+	case $t in
+	test_shim | test_reclaim)
+		fold "$t" env FNMAP_TEST_DIR="$MNT" "$fm/tests/$t.sh" ;;
+	*)
+		fold "$t" env FNMAP_TEST_DIR="$MNT" FNMAP_TEST_ACCESSES=1000 "$fm/tests/$t" ;;
+	esac
 done
-fold test_shim env FNMAP_TEST_DIR="$MNT" "$fm/tests/test_shim.sh"
-fold test_reclaim env FNMAP_TEST_DIR="$MNT" "$fm/tests/test_reclaim.sh"
 
 echo "1..$n"
 [ $failed -eq 0 ]

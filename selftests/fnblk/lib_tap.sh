@@ -55,6 +55,36 @@ check_timing() { # description command...
 	fi
 }
 
+# The parts of a test to run, from its setting VAR: the names given there
+# (separated by commas, so that the setting passes through SELFTESTS, or
+# by spaces), in that order, each one of KNOWN; all of KNOWN when VAR is
+# unset or empty. Prints them, or, for a name not in KNOWN, why not, and
+# fails: the caller refuses the run (refuse_all) before it starts.
+select_parts() ( # VAR KNOWN... (a subshell: no globbing, nothing kept)
+	set -f
+	var=$1
+	shift
+	want=
+	eval "want=\${$var:-}"
+	parts=
+	for w in $(echo "$want" | tr ',' ' '); do
+		case " $* " in
+		*" $w "*) parts="$parts${parts:+ }$w" ;;
+		*)
+			echo "$var: unknown part '$w' (known: $*)"
+			return 1 ;;
+		esac
+	done
+	echo "${parts:-$*}"
+)
+
+# A run that cannot start as asked (a bad setting): one failure, no tests.
+refuse_all() { # reason
+	not_ok "$1"
+	echo "1..$n"
+	exit 1
+}
+
 skip_all() { # reason: nothing can be tested here
 	echo "1..0 # SKIP $1"
 	exit $KSFT_SKIP
