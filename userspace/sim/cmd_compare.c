@@ -29,6 +29,7 @@ struct compare_args {
 	bool replay_compute;	/* measured compute times, not the schedule */
 	bool strict;		/* exit 1 if the run has what is not modelled */
 	bool json;
+	const char *path_from;	/* a one-host run: the path's capacity */
 };
 
 static const char *const compare_usage[] = { "[OPTIONS] EVENTS", NULL };
@@ -199,8 +200,18 @@ static uint64_t *first_writes(const struct fnblk_events *e,
 	return first;
 }
 
+/* The path's capacity measured from a one-host run (--path-from). */
+struct path_fit {
+	const char *events;
+	double write_s;		/* the run's mean write time, W1 */
+	double device_s;	/* the simulated solo write without a path, W0 */
+	uint64_t bytes;		/* its mean write size, S */
+	uint64_t path_bw;	/* S / (W1 - W0) */
+};
+
 struct report {
 	struct kpi pred, meas;
+	struct path_fit fit;	/* events NULL: not asked */
 	double *solo;		/* per job, s */
 	unsigned int jobs;
 	struct coverage cov;	/* what the model does not cover */
@@ -237,6 +248,11 @@ static void print_text(const struct report *r, const char *path)
 
 	printf("%s: %zu writes compared, %u jobs\n", path,
 	       r->meas.times.all.writes, r->jobs);
+	if (r->fit.events)
+		printf("  path from %s: %.6g s a write of %llu bytes, %.6g s of it the device alone: %llu B/s\n",
+		       r->fit.events, r->fit.write_s,
+		       (unsigned long long)r->fit.bytes, r->fit.device_s,
+		       (unsigned long long)r->fit.path_bw);
 	printf("  %-26s %14s %14s %10s\n", "", "predicted", "measured",
 	       "rel.err");
 	print_row("write time mean (s)", r->pred.times.all.mean_ns * 1e-9,
@@ -313,6 +329,13 @@ static int print_json(const struct report *r, const char *path)
 			 "mean_writers", json_row(r->pred.conc.mean_n,
 						  r->meas.conc.mean_n),
 			 "writers", writers, "slowdown", jobs);
+	if (root && r->fit.events)
+		json_object_set_new(root, "path_from", json_pack(
+			"{s:s, s:o, s:o, s:I, s:I}", "events", r->fit.events,
+			"write_time_mean_s", json_num(r->fit.write_s),
+			"device_solo_s", json_num(r->fit.device_s),
+			"bytes", (json_int_t)r->fit.bytes,
+			"path_bw", (json_int_t)r->fit.path_bw));
 	if (!root)
 		return -1;
 	ret = json_dumpf(root, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
@@ -413,6 +436,57 @@ static int simulate(const struct sim_options *o, struct fleet_workload *fw,
 	return c.failed ? -1 : 0;
 }
 
+/*
+ * The path's capacity from a run of one host alone: its mean write time
+ * W1 of S bytes, less the simulated solo write W0 of S on the device and
+ * write path of o without a path, is the path's time: C = S / (W1 - W0).
+ */
+static int fit_path(struct path_fit *fit, const char *events,
+		    struct sim_options *o)
+{
+	struct sim_io io = o->io;
+	struct fnblk_events e;
+	double sum_ns = 0, sum_bytes = 0;
+	uint64_t w0;
+	char err[512];
+	size_t i;
+	int ret = -1;
+
+	fnblk_events_init(&e);
+	fit->events = events;
+	if (fnblk_events_read_file(events, &e, err, sizeof(err))) {
+		fprintf(stderr, "fnblk-sim: compare: --path-from: %s\n", err);
+		goto out;
+	}
+	for (i = 0; i < e.nr; i++) {
+		sum_ns += (double)(e.ev[i].end_ns - e.ev[i].start_ns);
+		sum_bytes += (double)e.ev[i].bytes;
+	}
+	if (!e.nr || sum_bytes < 1) {
+		fprintf(stderr, "fnblk-sim: compare: --path-from: %s holds no writes\n",
+			events);
+		goto out;
+	}
+	fit->write_s = sum_ns / (double)e.nr * 1e-9;
+	fit->bytes = (uint64_t)llround(sum_bytes / (double)e.nr);
+	io.path_bw = 0;
+	io.path_iops = 0;
+	w0 = sim_solo_write_ns(&o->dev, &io, fit->bytes);
+	fit->device_s = w0 * 1e-9;
+	if (!w0 || fit->write_s <= fit->device_s) {
+		fprintf(stderr, "fnblk-sim: compare: --path-from: %s: its writes (%.6g s) are not slower than the device alone (%.6g s): no path to measure\n",
+			events, fit->write_s, fit->device_s);
+		goto out;
+	}
+	fit->path_bw = (uint64_t)llround((double)fit->bytes /
+					 (fit->write_s - fit->device_s));
+	o->io.path_bw = fit->path_bw ? fit->path_bw : 1;
+	ret = 0;
+out:
+	fnblk_events_free(&e);
+	return ret;
+}
+
 int cmd_compare(int argc, char **argv)
 {
 	static struct compare_args a;
@@ -428,6 +502,13 @@ int cmd_compare(int argc, char **argv)
 			  "write start minus its write end) instead of the "
 			  "schedule, so what is left to compare is the storage "
 			  "alone, without the guest's timer noise" },
+		{ .name = "path-from", .arg = "SOLO", .type = CLI_STRING,
+		  .var = &a.path_from,
+		  .help = "set --path-bw from SOLO, an event file of one host "
+			  "alone on the same device: its mean write time less "
+			  "the simulated solo write without a path is the "
+			  "path's time (use the hosts' --qd, 1 for nbd's sync "
+			  "export)" },
 		{ .name = "strict", .type = CLI_FLAG, .var = &a.strict,
 		  .help = "exit 1, after the report, when the run holds what the "
 			  "model does not cover (a warning of kind unmodelled)" },
@@ -488,6 +569,8 @@ int cmd_compare(int argc, char **argv)
 				      "--jobs says so" : "the file has no jobs param; give --jobs");
 		goto out;
 	}
+	if (a.path_from && fit_path(&r.fit, a.path_from, &o))
+		goto out;
 	/* Phases come from the measured first writes; sync draws nothing. */
 	fleet_config_set(&o.fleet, "phases", "sync", err, sizeof(err));
 	o.fleet.cycles = 1;	/* replaced below by the measured counts */

@@ -152,7 +152,7 @@ static void check_hosts(const struct fnblk_events *e, struct sim_options *o,
 		return;
 	}
 	note(c, "hosts", COVERAGE_ADAPTED,
-	     "%u hosts: every request also crossed its host's network path and the storage host's server, which the model has only as --latency",
+	     "%u hosts: every request also crossed its host's network path and the storage host's server, which the model has as --latency, or as a path shared by the hosts (--path-bw, --path-iops) whose capacity must be measured",
 	     h.nr);
 	for (k = 0; k < h.nr; k++)
 		if (h.first_job[k + 1] - h.first_job[k] > 1)

@@ -2,9 +2,13 @@
 /*
  * Discrete-event loop of fnblk-sim; see engine.h.
  *
- * Three sources of events, each O(log N) per event:
+ * Four sources of events, each O(log N) per event:
  *  - the scheduler core (request completions, grace expiries), asked with
  *    fnblk_sched_next_event();
+ *  - the path in front of the device, when there is one: requests in a
+ *    heap keyed by the path's virtual time at which they leave it
+ *    (processor sharing: every request in it gets 1/k, so that time is one
+ *    clock for all and an arrival or departure never reorders the heap);
  *  - computing jobs, in a heap keyed by the amount of work W at which their
  *    compute ends: every computing job progresses at the same rate, so W is
  *    one shared clock and a change of m never reorders the heap;
@@ -42,7 +46,9 @@ struct sim_job {
 
 struct sim_req {
 	struct fnblk_req rq;
+	struct sim_job *job;	/* whose, while it crosses the path */
 	struct sim_req *next_free;
+	struct sim_req *next_held;	/* drain: next served, not delivered */
 };
 
 struct job_start {
@@ -71,6 +77,16 @@ struct sim {
 	double work_rate;		/* dW/dt now: min(1, P/m) */
 	unsigned int nr_computing;	/* m */
 
+	/* The path: processor sharing among the k requests in it. */
+	bool path;			/* there is one */
+	struct job_heap in_path;	/* key: V_p when it leaves; job: req */
+	double path_v;			/* V_p: path time each request got */
+	uint64_t path_t;		/* time V_p was last brought up to */
+
+	/* io->drain: served requests held until the device is empty. */
+	struct sim_req *held_head, *held_tail;
+	uint64_t at_device;		/* requests submitted, not served */
+
 	struct job_start *start_order;	/* jobs by start time */
 	unsigned int next_start;
 	bool timeless;			/* a cycle took no time: would not end */
@@ -98,19 +114,53 @@ static void note_pending(struct sim *sim, unsigned int j)
 	sim->ring[(sim->ring_head + sim->ring_nr++) % n] = j;
 }
 
-static void on_complete(struct fnblk_sched *s, struct fnblk_req *rq)
+/* A request's completion reaches its job. */
+static void deliver(struct sim *sim, struct sim_req *r)
 {
-	struct sim *sim = s->priv;
-	struct sim_job *job = job_of(rq->user);
-	struct sim_req *r = req_of(rq);
+	struct sim_job *job = job_of(r->rq.user);
 
-	job->done += rq->bytes;
+	job->done += r->rq.bytes;
 	job->inflight--;
 	r->next_free = sim->free_reqs;
 	sim->free_reqs = r;
 	sim->res->requests++;
 	sim->res->events++;
 	note_pending(sim, (unsigned int)(job - sim->jobs));
+}
+
+static void on_complete(struct fnblk_sched *s, struct fnblk_req *rq)
+{
+	struct sim *sim = s->priv;
+	struct sim_req *r = req_of(rq);
+
+	sim->at_device--;
+	if (!sim->io->drain) {
+		deliver(sim, r);
+		return;
+	}
+	/* Held, in the order served, until the device has nothing left. */
+	r->next_held = NULL;
+	if (sim->held_tail)
+		sim->held_tail->next_held = r;
+	else
+		sim->held_head = r;
+	sim->held_tail = r;
+	if (sim->at_device)
+		return;
+	while (sim->held_head) {
+		r = sim->held_head;
+		sim->held_head = r->next_held;
+		deliver(sim, r);
+	}
+	sim->held_tail = NULL;
+}
+
+/* Hand a request to the device at t. */
+static void to_device(struct sim *sim, struct sim_job *job, struct sim_req *r,
+		      uint64_t t)
+{
+	sim->at_device++;
+	fnblk_sched_submit(&sim->sched, &job->user, &r->rq, t);
 }
 
 static void on_activity(struct fnblk_sched *s, struct fnblk_user *u,
@@ -165,6 +215,53 @@ static uint64_t start_due(const struct sim *sim)
 	return sim->start_order[sim->next_start].t;
 }
 
+double sim_path_work_ns(const struct sim_io *io, uint64_t bytes)
+{
+	double ns = 0;
+
+	if (io->path_bw)
+		ns += (double)bytes * 1e9 / (double)io->path_bw;
+	if (io->path_iops)
+		ns += 1e9 / (double)io->path_iops;
+	return ns;
+}
+
+/* Bring V_p up to t: each of the k requests in the path got (t - t0)/k. */
+static void advance_path(struct sim *sim, uint64_t t)
+{
+	size_t k = sim->in_path.nr;
+
+	if (k)
+		sim->path_v += (double)(t - sim->path_t) / (double)k;
+	sim->path_t = t;
+}
+
+static uint64_t path_due(const struct sim *sim)
+{
+	double left;
+
+	if (job_heap_empty(&sim->in_path))
+		return FNBLK_NEVER;
+	left = (job_heap_min(&sim->in_path)->key - sim->path_v) *
+	       (double)sim->in_path.nr;
+	if (left <= DUE_EPSILON_NS)
+		return sim->path_t;
+	return sim->path_t + (uint64_t)ceil(left);
+}
+
+/* Requests whose path work is done go on to the device at t. */
+static void leave_path(struct sim *sim, uint64_t t)
+{
+	struct job_heap_entry e;
+	struct sim_req *r;
+
+	while (path_due(sim) <= t) {
+		e = job_heap_pop(&sim->in_path);
+		r = &sim->reqs[e.job];
+		to_device(sim, r->job, r, t);
+	}
+}
+
 static void submit_more(struct sim *sim, struct sim_job *job, uint64_t t)
 {
 	uint64_t bs = sim->io->bs ? sim->io->bs : job->size;
@@ -178,7 +275,14 @@ static void submit_more(struct sim *sim, struct sim_job *job, uint64_t t)
 		r->rq.write = true;
 		job->submitted += r->rq.bytes;
 		job->inflight++;
-		fnblk_sched_submit(&sim->sched, &job->user, &r->rq, t);
+		if (!sim->path) {
+			to_device(sim, job, r, t);
+			continue;
+		}
+		r->job = job;
+		job_heap_push(&sim->in_path, sim->path_v +
+			      sim_path_work_ns(sim->io, r->rq.bytes),
+			      (unsigned int)(r - sim->reqs));
 	}
 }
 
@@ -292,7 +396,8 @@ static int sim_alloc(struct sim *sim, unsigned int n, unsigned int qd)
 	sim->ring = calloc(n, sizeof(*sim->ring));
 	sim->start_order = calloc(n, sizeof(*sim->start_order));
 	if (!sim->jobs || !sim->reqs || !sim->ring || !sim->start_order ||
-	    job_heap_init(&sim->computing, n))
+	    job_heap_init(&sim->computing, n) ||
+	    (sim->path && job_heap_init(&sim->in_path, nr_reqs)))
 		return -1;
 	for (i = 0; i < nr_reqs; i++) {
 		sim->reqs[i].next_free = sim->free_reqs;
@@ -314,19 +419,22 @@ static void sim_free(struct sim *sim)
 	free(sim->ring);
 	free(sim->start_order);
 	job_heap_free(&sim->computing);
+	job_heap_free(&sim->in_path);
 }
 
 static void loop(struct sim *sim)
 {
 	const struct sim_workload *w = sim->w;
-	uint64_t t, tc, tw, ts;
+	uint64_t t, tc, tw, ts, tp;
 
 	for (;;) {
 		tc = fnblk_sched_next_event(&sim->sched);
 		tw = compute_due(sim);
 		ts = start_due(sim);
+		tp = path_due(sim);
 		t = tc < tw ? tc : tw;
 		t = t < ts ? t : ts;
+		t = t < tp ? t : tp;
 		if (t == FNBLK_NEVER)
 			break;
 		if (w->duration_ns && t > w->duration_ns) {
@@ -336,8 +444,10 @@ static void loop(struct sim *sim)
 			break;
 		}
 		advance_work(sim, t);
+		advance_path(sim, t);
 		fnblk_sched_run(&sim->sched, t);
 		do {
+			leave_path(sim, t);
 			drain_pending(sim, t);
 			end_computes(sim, t);
 			first_starts(sim, t);
@@ -352,7 +462,8 @@ int sim_run(const struct fnblk_params *dev, const struct sim_io *io,
 	    const struct sim_workload *w, const struct sim_sink *sink,
 	    struct sim_result *res, char *err, size_t errlen)
 {
-	struct sim sim = { .w = w, .io = io, .sink = sink, .res = res };
+	struct sim sim = { .w = w, .io = io, .sink = sink, .res = res,
+			   .path = io->path_bw || io->path_iops };
 	const char *why;
 	int ret = -1;
 

@@ -33,11 +33,29 @@ struct sim_workload {
 	uint64_t (*size)(void *ctx, unsigned int job, uint64_t cycle);
 };
 
-/* How a job writes its checkpoint. */
+/*
+ * How a job writes its checkpoint, and the path its requests take to the
+ * device. The path is a processor shared equally by every request in it
+ * (all jobs'), in front of the device: a request needs
+ * bytes/path_bw + 1/path_iops seconds of it alone, and k requests in it
+ * each get 1/k. Both 0: no path, requests reach the device at once.
+ */
 struct sim_io {
 	uint64_t bs;		/* request size; 0 = the whole checkpoint */
 	unsigned int qd;	/* requests in flight per job, >= 1 */
+	uint64_t path_bw;	/* bytes/s of the path's capacity; 0 = none */
+	uint64_t path_iops;	/* requests/s of it; 0 = none */
+	/*
+	 * A request completes only when the device has no request left in
+	 * flight, any job's: nbd-server's sync export, where each write's
+	 * fsync waits for every page of the device under writeback, any
+	 * host's, so the hosts' completions wait for one another.
+	 */
+	bool drain;
 };
+
+/* ns of the path alone that a request of bytes needs (0: no path). */
+double sim_path_work_ns(const struct sim_io *io, uint64_t bytes);
 
 /* Where results go; either callback may be NULL. */
 struct sim_sink {

@@ -86,6 +86,36 @@ static int set_device(struct sim_options *o, const char *name,
 			       policy ? &o->dev.policy : &o->dev.users,
 			       names, sizeof(names)))
 			return fnblk_seterr(err, errlen, "expected %s", names);
+	} else if (!strcmp(name, "path-bw")) {
+		if (!strcmp(value, "none"))
+			o->io.path_bw = 0;
+		else if (fnblk_parse_rate(value, &o->io.path_bw, &why))
+			return fnblk_seterr(err, errlen, "%s", why);
+		return 0;
+	} else if (!strcmp(name, "path-iops")) {
+		size_t len = strlen(value);
+		char num[32];
+
+		/* "200" or "200/s" */
+		if (len > 2 && !strcmp(value + len - 2, "/s"))
+			len -= 2;
+		snprintf(num, sizeof(num), "%.*s", (int)len, value);
+		if (!strcmp(value, "none"))
+			o->io.path_iops = 0;
+		else if (len >= sizeof(num) ||
+			 fnblk_parse_uint(num, 0, UINT32_MAX, &o->io.path_iops,
+					  &why))
+			return fnblk_seterr(err, errlen, "%s",
+					    why ? why : "too long");
+		return 0;
+	} else if (!strcmp(name, "completion")) {
+		static const char *const kinds[] = { "own", "drain" };
+		uint8_t k;
+
+		if (parse_enum(value, kinds, 2, &k, names, sizeof(names)))
+			return fnblk_seterr(err, errlen, "expected %s", names);
+		o->io.drain = k;
+		return 0;
 	} else if (!strcmp(name, "bs")) {
 		return cli_set_value(&bs, NULL, value, err, errlen);
 	} else if (!strcmp(name, "qd")) {
@@ -155,6 +185,18 @@ void sim_options_params(const struct sim_options *o,
 	emit(arg, "bs", size_text(o->io.bs, buf, sizeof(buf)));
 	snprintf(buf, sizeof(buf), "%u", o->io.qd);
 	emit(arg, "qd", buf);
+	/* Only a path that is there: a run without one reads as before. */
+	if (o->io.path_bw) {
+		size_text(o->io.path_bw, buf, sizeof(buf) - 2);
+		strcat(buf, "/s");
+		emit(arg, "path-bw", buf);
+	}
+	if (o->io.path_iops) {
+		snprintf(buf, sizeof(buf), "%" PRIu64 "/s", o->io.path_iops);
+		emit(arg, "path-iops", buf);
+	}
+	if (o->io.drain)
+		emit(arg, "completion", "drain");
 }
 
 /* ---- the device and write-path options of every command ---- */
@@ -217,6 +259,22 @@ const struct cli_option sim_io_cli_options[] = {
 		   "SIZE; 0 = the whole checkpoint in one"),
 	SIM_OPTION("qd", "N", "requests in flight per job; each completion "
 		   "submits the next"),
+	{ .name = NULL },
+};
+
+const struct cli_option sim_path_cli_options[] = {
+	SIM_OPTION("path-bw", "RATE", "capacity of a path every job's "
+		   "requests cross before the device, shared equally by the "
+		   "requests in it (processor sharing): a request of b bytes "
+		   "needs b/RATE of it alone; none (the default) for no path"),
+	SIM_OPTION("path-iops", "N", "the path's capacity in requests per "
+		   "second (N or N/s): each request also needs 1/N of it "
+		   "alone; none (the default) for none"),
+	SIM_OPTION("completion", "C", "own (the default): a request "
+		   "completes when the device has served it; drain: only once "
+		   "the device has no request left in flight, any job's "
+		   "(nbd-server's sync export, where each write's fsync waits "
+		   "for every page of the device under writeback)"),
 	{ .name = NULL },
 };
 

@@ -39,6 +39,8 @@ int sim_options_set(struct sim_options *o, const char *name,
  */
 extern const struct cli_option sim_device_cli_options[];
 extern const struct cli_option sim_io_cli_options[];
+/* The shared path in front of the device (path-bw, path-iops): engine.h. */
+extern const struct cli_option sim_path_cli_options[];
 
 /* emit(arg, name, value) for every option, in canonical text. */
 void sim_options_params(const struct sim_options *o,

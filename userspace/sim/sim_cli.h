@@ -18,6 +18,8 @@
 	{ .title = "Device" note,		\
 	  .options = sim_device_cli_options, .ctx = (o) },		\
 	{ .title = "Write path, as fnblk-fleet's" note,			\
-	  .options = sim_io_cli_options, .ctx = (o) }
+	  .options = sim_io_cli_options, .ctx = (o) },			\
+	{ .title = "Path shared by every job, in front of the device" note, \
+	  .options = sim_path_cli_options, .ctx = (o) }
 
 #endif /* FNBLK_SIM_SIM_CLI_H */

@@ -192,5 +192,23 @@ check "and to stderr when the events go to stdout" \
 	sh -c "'$SIM' run --jobs 2 --cycles 1 2>'$TMP/s.err' | grep -q '^job,cycle' && grep -q '^2 writes of 2 jobs' '$TMP/s.err'"
 exits 2 "-o - and --jsonl - together are refused" "$SIM" run -o - --jsonl -
 
+# The path's capacity measured from one host alone (compare --path-from):
+# a simulated host behind a 2 MiB/s path gives that capacity back, and the
+# run compared with itself through it is exact; a run no slower than the
+# device alone has no path to measure.
+"$SIM" run -q --jobs 1 --cycles 3 --compute 1s --size 256KiB --bs 64KiB --qd 1 \
+	--bw 2MiB/s --path-bw 2MiB/s -o "$TMP/solo.csv"
+"$SIM" run -q --jobs 3 --cycles 3 --compute 1s --size 256KiB --bs 64KiB --qd 1 \
+	--bw 2MiB/s --path-bw 2MiB/s --completion drain --phases random -o "$TMP/three.csv"
+check "compare --path-from: the path's capacity from one host alone" \
+	sh -c "'$SIM' compare -j --path-from '$TMP/solo.csv' '$TMP/three.csv' >'$TMP/pf.json' &&
+		grep -q '\"path_bw\": 209715[0-9]' '$TMP/pf.json'"
+check "a run with a path and drain, compared with itself through it: every relative error is 0" \
+	all_zero "$TMP/pf.json"
+"$SIM" run -q --jobs 1 --cycles 2 --compute 1s --size 256KiB --bs 64KiB --qd 1 \
+	--bw 2MiB/s -o "$TMP/nopath.csv"
+exits 1 "--path-from a run no slower than the device alone is refused" \
+	"$SIM" compare --path-from "$TMP/nopath.csv" "$TMP/three.csv"
+
 echo "1..$n"
 exit $failed

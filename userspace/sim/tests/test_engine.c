@@ -317,6 +317,180 @@ struct param_list {
 	unsigned int nr;
 };
 
+/*
+ * The path in front of the device (processor sharing, Documentation/
+ * simulator.rst). One host: each request crosses the path alone, then the
+ * device: 4 x 1 MiB at qd 1, 0.5 s of path and 1 s of device each, 6 s.
+ * The capacity in bytes, in requests or both (their times add) is the same.
+ */
+static void test_path_one_host(void)
+{
+	static const char *const bytes[][2] = {
+		{ "jobs", "1" }, { "cycles", "1" }, { "compute", "1s" },
+		{ "size", "4MiB" }, { "bw", "1MiB/s" }, { "bs", "1MiB" },
+		{ "qd", "1" }, { "grace", "0" }, { "path-bw", "2MiB/s" },
+		{ NULL, NULL }
+	};
+	static const char *const reqs[][2] = {
+		{ "jobs", "1" }, { "cycles", "1" }, { "compute", "1s" },
+		{ "size", "4MiB" }, { "bw", "1MiB/s" }, { "bs", "1MiB" },
+		{ "qd", "1" }, { "grace", "0" }, { "path-iops", "2/s" },
+		{ NULL, NULL }
+	};
+	static const char *const both[][2] = {
+		{ "jobs", "1" }, { "cycles", "1" }, { "compute", "1s" },
+		{ "size", "4MiB" }, { "bw", "1MiB/s" }, { "bs", "1MiB" },
+		{ "qd", "1" }, { "grace", "0" }, { "path-bw", "4MiB/s" },
+		{ "path-iops", "4" }, { NULL, NULL }
+	};
+	struct sim_io io = { .bs = 1 << 20, .qd = 1, .path_bw = 2 << 20 };
+	struct fnblk_params dev;
+	struct log l;
+	struct sim_result res;
+
+	if (ok(!simulate(bytes, &l, &res), "path 2 MiB/s, one host simulated"))
+		check_slack(&l, 0, 0, SEC, 7 * SEC, 8,
+			    "one host: 4 x (0.5 s path + 1 s device)");
+	if (ok(!simulate(reqs, &l, &res), "path 2 requests/s simulated"))
+		check_slack(&l, 0, 0, SEC, 7 * SEC, 8,
+			    "path in requests: 0.5 s each, the same 6 s");
+	if (ok(!simulate(both, &l, &res), "path 4 MiB/s + 4/s simulated"))
+		check_slack(&l, 0, 0, SEC, 7 * SEC, 8,
+			    "bytes and requests: 0.25 s + 0.25 s each, 6 s");
+	fnblk_params_default(&dev);
+	dev.bw = 1 << 20;
+	dev.grace_ns = 0;
+	at(sim_solo_write_ns(&dev, &io, 4 << 20), 6 * SEC, 8,
+	   "the solo write time includes the path");
+}
+
+/*
+ * Hosts that saturate the path: the device is unlimited, so the path alone
+ * sets the times. Two hosts of 1 MiB at 1 MiB/s, 0.5 s apart: the first
+ * has half its request done alone, then both get 1/2 until it leaves at
+ * 2.5 s, and the second finishes its last half alone at 3 s. Four hosts in
+ * sync with a device of the path's speed: path and device take turns,
+ * each step 4 x 1/4 s, so 256 KiB in 64 KiB requests take 4 x (0.125 s x
+ * 4 x 2) = 1 s.
+ */
+static void test_path_saturated(void)
+{
+	static const char *const staggered[][2] = {
+		{ "jobs", "2" }, { "cycles", "1" }, { "compute", "1s,1.5s" },
+		{ "size", "1MiB" }, { "bw", "0" }, { "bs", "0" }, { "qd", "1" },
+		{ "grace", "0" }, { "path-bw", "1MiB/s" }, { NULL, NULL }
+	};
+	static const char *const turns[][2] = {
+		{ "jobs", "4" }, { "cycles", "1" }, { "compute", "1s" },
+		{ "size", "256KiB" }, { "bw", "2MiB/s" }, { "bs", "64KiB" },
+		{ "qd", "1" }, { "path-bw", "2MiB/s" }, { NULL, NULL }
+	};
+	struct log l;
+	struct sim_result res;
+	unsigned int j;
+
+	if (ok(!simulate(staggered, &l, &res), "two hosts on the path simulated")) {
+		check_slack(&l, 0, 0, SEC, 2500 * MS, 2,
+			    "path shared: the first leaves at 2.5 s");
+		check_slack(&l, 1, 0, 1500 * MS, 3 * SEC, 2,
+			    "path shared: the second has it alone from 2.5 s");
+		is_u64(res.peak_active, 1,
+		       "an unlimited device: never two users at once");
+	}
+	if (!ok(!simulate(turns, &l, &res), "four hosts in sync simulated"))
+		return;
+	for (j = 0; j < 4; j++)
+		check_slack(&l, j, 0, SEC, 2 * SEC, 8,
+			    "four hosts: path and device in turn, 1 s");
+	is_u64(res.peak_active, 4, "four hosts: n = 4 on the device");
+}
+
+/* A path far faster than the device changes the times by its work only. */
+static void test_path_fast(void)
+{
+	static const char *const none[][2] = {
+		{ "jobs", "4" }, { "cycles", "2" }, { "compute", "1s" },
+		{ "size", "4MiB" }, { "bw", "1MiB/s" }, { "bs", "1MiB" },
+		{ "qd", "1" }, { NULL, NULL }
+	};
+	static const char *const fast[][2] = {
+		{ "jobs", "4" }, { "cycles", "2" }, { "compute", "1s" },
+		{ "size", "4MiB" }, { "bw", "1MiB/s" }, { "bs", "1MiB" },
+		{ "qd", "1" }, { "path-bw", "1TiB/s" }, { NULL, NULL }
+	};
+	struct log a, b;
+	struct sim_result ra, rb;
+	unsigned int i;
+	uint64_t worst = 0, d;
+
+	if (!ok(!simulate(none, &a, &ra) && !simulate(fast, &b, &rb),
+		"with and without a 1 TiB/s path simulated"))
+		return;
+	is_u64(b.nr, a.nr, "a fast path: as many writes");
+	for (i = 0; i < a.nr && i < b.nr; i++) {
+		const struct fnblk_event *x = &a.ev[i];
+		const struct fnblk_event *y = find(&b, x->job, x->cycle);
+
+		if (!y)
+			continue;
+		d = y->end_ns > x->end_ns ? y->end_ns - x->end_ns :
+		    x->end_ns - y->end_ns;
+		worst = d > worst ? d : worst;
+	}
+	/* 8 requests of a job, each at most 4 x 1 MiB / 1 TiB/s ~ 4 us late. */
+	ok(worst <= 40000, "a fast path moves no write end by more than its work");
+	diag("largest move of a write end: %llu ns", (unsigned long long)worst);
+	is_u64(rb.peak_active, ra.peak_active, "a fast path: the same peak n");
+}
+
+/*
+ * Completion on drain: 1 MiB each at 1 MiB/s, the second job 0.5 s later.
+ * Served as ever (the first at 2.5 s, the second at 3 s), but the first
+ * completes only when the device is empty, at 3 s, with the second; a job
+ * alone is not held at all.
+ */
+static void test_drain(void)
+{
+	static const char *const pair[][2] = {
+		{ "jobs", "2" }, { "cycles", "1" }, { "compute", "1s,1.5s" },
+		{ "size", "1MiB" }, { "bw", "1MiB/s" }, { "bs", "0" }, { "qd", "1" },
+		{ "grace", "0" }, { "completion", "drain" }, { NULL, NULL }
+	};
+	static const char *const own[][2] = {
+		{ "jobs", "2" }, { "cycles", "1" }, { "compute", "1s,1.5s" },
+		{ "size", "1MiB" }, { "bw", "1MiB/s" }, { "bs", "0" }, { "qd", "1" },
+		{ "grace", "0" }, { NULL, NULL }
+	};
+	static const char *const alone[][2] = {
+		{ "jobs", "1" }, { "cycles", "2" }, { "compute", "1s" },
+		{ "size", "4MiB" }, { "bw", "1MiB/s" }, { "bs", "1MiB" },
+		{ "qd", "2" }, { "grace", "0" }, { "completion", "drain" },
+		{ NULL, NULL }
+	};
+	struct log l;
+	struct sim_result res;
+
+	if (ok(!simulate(own, &l, &res), "two jobs, own completion simulated"))
+		check(&l, 0, 0, SEC, 2500 * MS,
+		      "own completion: the first is done at 2.5 s");
+	/* Shared service may end 1 ns early (the core credits V's fraction). */
+	if (ok(!simulate(pair, &l, &res), "two jobs, drain simulated")) {
+		check_slack(&l, 0, 0, SEC, 3 * SEC - 1, 3,
+			    "drain: the first completes when the device is empty");
+		check_slack(&l, 1, 0, 1500 * MS, 3 * SEC - 1, 3,
+			    "drain: the second as with own completion");
+		is_u64(res.requests, 2, "drain: every request delivered once");
+	}
+	if (ok(!simulate(alone, &l, &res), "one job, drain, qd 2 simulated")) {
+		const struct fnblk_event *ev = find(&l, 0, 1);
+
+		check_slack(&l, 0, 0, SEC, 5 * SEC, 4,
+			    "drain, one job at qd 2: 4 s, as with own completion");
+		at(ev ? ev->end_ns - ev->start_ns : 0, 4 * SEC, 4,
+		   "drain, one job: the second cycle as the first");
+	}
+}
+
 static void keep_param(void *arg, const char *name, const char *value)
 {
 	struct param_list *p = arg;
@@ -336,7 +510,8 @@ static void test_params_round_trip(void)
 		{ "bw", "12345678" }, { "fn", "table:1,0.75,0.5" },
 		{ "latency", "1234567ns" }, { "overhead", "4097" },
 		{ "grace", "3ms" }, { "policy", "weighted" }, { "bs", "12288" },
-		{ "qd", "3" }, { "power-cap", "2.5" }, { NULL, NULL }
+		{ "qd", "3" }, { "power-cap", "2.5" }, { "path-bw", "3MiB/s" },
+		{ "path-iops", "150/s" }, { "completion", "drain" }, { NULL, NULL }
 	};
 	struct sim_options a, b;
 	struct param_list pa = { 0 }, pb = { 0 };
@@ -359,6 +534,8 @@ static void test_params_round_trip(void)
 	same = pa.nr == pb.nr && !memcmp(pa.value, pb.value, sizeof(pa.value));
 	ok(same && a.dev.bw == b.dev.bw && a.dev.latency_ns == b.dev.latency_ns &&
 	   a.dev.overhead == b.dev.overhead && a.io.bs == b.io.bs &&
+	   a.io.path_bw == b.io.path_bw && a.io.path_iops == 150 &&
+	   b.io.path_iops == 150 && a.io.drain && b.io.drain &&
 	   !memcmp(&a.dev.fn, &b.dev.fn, sizeof(a.dev.fn)),
 	   "the recorded params re-create the same run");
 	ok(sim_options_set(&a, "policy", "fair", err, sizeof(err)) == -1 &&
@@ -372,6 +549,12 @@ static void test_params_round_trip(void)
 	   "a request size is a multiple of 4KiB, as fnblk-fleet's");
 	ok(sim_options_set(&a, "bs", "0", err, sizeof(err)) == 0 && a.io.bs == 0,
 	   "bs 0: the whole checkpoint in one request, as fnblk-fleet's");
+	ok(sim_options_set(&a, "path-bw", "none", err, sizeof(err)) == 0 &&
+	   sim_options_set(&a, "path-iops", "none", err, sizeof(err)) == 0 &&
+	   !a.io.path_bw && !a.io.path_iops,
+	   "path none: no path, as by default");
+	ok(sim_options_set(&a, "path-iops", "fast", err, sizeof(err)) == -1,
+	   "a path capacity in requests is a number");
 	ok(sim_options_set(&a, "colour", "red", err, sizeof(err)) == 1,
 	   "an unknown name is reported as not ours");
 	sim_options_free(&a);
@@ -389,6 +572,10 @@ int main(void)
 	test_timeless();
 	test_ntrace();
 	test_kpi();
+	test_path_one_host();
+	test_path_saturated();
+	test_path_fast();
+	test_drain();
 	test_params_round_trip();
 	return tap_done();
 }
