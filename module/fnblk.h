@@ -102,6 +102,7 @@ struct fnblk_dev_user {
 	u32 epoch;			/* fnblk_dev.key_epoch it belongs to */
 	bool kthread;			/* a kernel thread submitted for it */
 	bool pinned;			/* weight set by hand: never aged out */
+	bool fresh;			/* inserted, not yet looked up again */
 };
 
 /* Totals of the users freed since the last reset. */

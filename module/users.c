@@ -193,6 +193,7 @@ static int users_insert_locked(struct fnblk_dev *dev, u64 key, u64 start,
 	if (nu) {
 		user_init(dev, nu, key, start);
 		nu->epoch = epoch;
+		nu->fresh = true;
 		ret = xa_insert_bh(&dev->users, key, nu, gfp);
 		if (ret)
 			kfree(nu);
@@ -227,6 +228,7 @@ struct fnblk_dev_user *fnblk_user_get_locked(struct fnblk_dev *dev,
 		u = xa_load(&dev->users, key);
 		if (u) {
 			user_rebind_locked(dev, u, start);
+			u->fresh = false;
 			break;
 		}
 		ret = users_insert_locked(dev, key, start, gfp);
@@ -255,6 +257,7 @@ struct fnblk_dev_user *fnblk_user_get_key_locked(struct fnblk_dev *dev,
 		u = xa_load(&dev->users, key);
 		if (u) {
 			user_rebind_locked(dev, u, u->start_ns);
+			u->fresh = false;
 			return u;
 		}
 		ret = users_insert_locked(dev, key, 0, gfp);
@@ -300,7 +303,12 @@ static bool user_reclaimable(struct fnblk_dev *dev, struct fnblk_dev_user *u,
 		return false;
 	if (user_stale(dev, u))
 		return true;
-	if (u->pinned)
+	/*
+	 * A fresh user was inserted with dev->lock dropped: its inserter
+	 * has yet to take the lock again and queue its first request (or
+	 * set its weight) on it.
+	 */
+	if (u->pinned || u->fresh)
 		return false;
 	return how == FNBLK_REAP_IDLE || now - u->last_ns >= retain;
 }

@@ -248,6 +248,46 @@ TEST_F(users, full_table_overflows)
 	EXPECT_NE(NULL, strstr(self->c.err, "user table full"));
 }
 
+/*
+ * A user is inserted with the device lock dropped and queues its first
+ * request only once the lock is back: the reaper, kicked by the crowd's
+ * overflow, must not free it in between. Every writer writes once, so
+ * every retired user was active once, and each writer is a user in the
+ * table, a retired one or an overflow, never two of them.
+ */
+TEST_F(users, new_users_not_reaped_before_their_first_request)
+{
+	uint64_t deadline = now_ns() + 10000000000ULL;
+	struct fnl_stats s;
+	const struct fnl_user *r;
+	uint64_t writers = 0;
+	int rounds = 0;
+
+	ASSERT_EQ(0, dev_add(&self->c, &DEV_CFG(.name = DEV, .bw = 64 * MiB,
+			.key = FNBLK_KEY_PID, .grace_ns = 1000000,
+			.max_users = 8)));
+	while (rounds < 300 && now_ns() < deadline) {
+		ASSERT_EQ(0, crowd_write(24));
+		writers += 24;
+		rounds++;
+	}
+	usleep(300000);		/* the reaper kicked by the last round */
+	ASSERT_EQ(0, fnl_stats(&self->c, DEV, &s));
+	ASSERT_EQ(0, fnl_users(&self->c, DEV, &self->us));
+	TH_LOG("%d rounds: %llu in the table, %llu retired, %llu overflows",
+	       rounds, (unsigned long long)s.v[FNBLK_STAT_NR_USERS],
+	       (unsigned long long)s.v[FNBLK_STAT_USERS_RETIRED],
+	       (unsigned long long)s.v[FNBLK_STAT_USER_OVERFLOWS]);
+	r = find_bucket(&self->us, FNBLK_BUCKET_RETIRED);
+	ASSERT_NE(NULL, r);
+	EXPECT_EQ(r->count, r->activations);
+	EXPECT_EQ(r->count, r->write_ops);
+	EXPECT_EQ(writers, s.v[FNBLK_STAT_NR_USERS] +
+		  s.v[FNBLK_STAT_USERS_RETIRED] +
+		  s.v[FNBLK_STAT_USER_OVERFLOWS]);
+	EXPECT_EQ(writers * 4096, s.v[FNBLK_STAT_WRITE_BYTES]);
+}
+
 /* Idle past the retention, users are freed; their totals remain. */
 TEST_F(users, idle_users_retired)
 {
