@@ -66,7 +66,10 @@ for shell in "busybox sh" dash; do
 	sleep 0.5
 	check "$shell: the command and its child are gone" \
 		session_gone "$(cat "$tmp/pid")"
-	check "$shell: within 5 s of its time ($t s)" [ "$t" -le 7 ]
+	# Not waited for: its command would take 60 s. The dump reads every
+	# process of /proc, a few in the guest but hundreds on a busy host
+	# (9-12 s at a load of 5-7), so the bound is loose.
+	check "$shell: ends long before its command would ($t s)" [ "$t" -le 30 ]
 
 	# TERM ignored: KILL 5 s later.
 	"$@" "$deadline" 1 sh -c 'trap "" TERM; echo $$ >"$1"; sleep 60' sh "$tmp/pid" \
