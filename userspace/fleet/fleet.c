@@ -134,6 +134,13 @@ static const struct cli_option output_options[] = {
 	{ .name = "start-delay", .arg = "DUR", .type = CLI_DURATION,
 	  .var = &r.start_delay_ns,
 	  .help = "from every job ready to the fleet's time 0" },
+	{ .name = "start-at", .arg = "T", .type = CLI_DURATION,
+	  .var = &r.start_at_ns, .dflt = "none",
+	  .help = "the fleet's time 0 at T on CLOCK_MONOTONIC (a duration "
+		  "since boot, e.g. 123456789ns), instead of --start-delay "
+		  "after the jobs are ready: fleets on one kernel given the "
+		  "same T (the hosts of scripts/cluster -M ns) share one "
+		  "schedule" },
 	{ .name = "crash-at", .arg = "DUR", .type = CLI_DURATION,
 	  .var = &r.crash_at_ns, .dflt = "never",
 	  .help = "power loss DUR after time 0: the jobs are killed and the "

@@ -259,11 +259,13 @@ int run_fleet(struct fleet_run *r, struct outputs *o)
 		ret = 1;
 	}
 	if (!ret) {
-		r->t0 = now_ns() + r->start_delay_ns;
+		r->t0 = r->start_at_ns ? r->start_at_ns :
+			now_ns() + r->start_delay_ns;
 		if (start_outputs(r, o) || send_t0(go[1], r->t0, r->cfg.jobs))
 			ret = 1;
 		else if (now_ns() > r->t0)
-			fprintf(stderr, PROG ": warning: start-up overran --start-delay by %.1fms; early phases are late\n",
+			fprintf(stderr, PROG ": warning: start-up overran %s by %.1fms; early phases are late\n",
+				r->start_at_ns ? "--start-at" : "--start-delay",
 				(now_ns() - r->t0) / 1e6);
 	}
 	close(go[1]);

@@ -33,6 +33,7 @@ struct fleet_run {
 	bool solo_baseline;
 	uint64_t solo_time_ns;
 	uint64_t start_delay_ns;
+	uint64_t start_at_ns;	/* time 0 on CLOCK_MONOTONIC; 0 = by the delay */
 	bool quiet;
 	uint64_t region;		/* bytes per job on a raw target */
 	double *solo_ns;		/* per job, 0 = unknown */

@@ -53,6 +53,22 @@ ok "$(awk -F, -v t0="$t0" '/^[0-9]/ { d = ($3 - t0) / 1e6; want = $1 * 100 + 100
 	if (d < want || d > want + 150) { printf "# job %d started at %.1fms, expected %dms\n", $1, d, want; bad = 1 } }
 	END { exit bad }' "$TMP/b.csv"; echo $?)" "stagger: job j starts at j*period/N + T"
 
+# 2b. --start-at: two fleets given one time 0 on CLOCK_MONOTONIC share it,
+# whenever each was started; one given a time 0 already past says so.
+at=$(awk '{ printf "%.0f", ($1 + 1) * 1e9 }' /proc/uptime)
+"$FLEET" -q --jobs 1 --compute 100ms --size 4KiB --cycles 1 --path buffered \
+	--start-at ${at}ns -o "$TMP/s1.csv" "$TMP/t1" &
+sleep 0.3
+"$FLEET" -q --jobs 1 --compute 100ms --size 4KiB --cycles 1 --path buffered \
+	--start-at ${at}ns -o "$TMP/s2.csv" "$TMP/t2"
+wait
+[ "$(param "$TMP/s1.csv" start_ns)" = "$at" ] && [ "$(param "$TMP/s2.csv" start_ns)" = "$at" ]
+ok $? "--start-at: both fleets' time 0 is the one given"
+"$FLEET" -q --jobs 1 --compute 10ms --size 4KiB --cycles 1 --path buffered \
+	--start-at 1ns -o "$TMP/s3.csv" "$TMP/t3" 2>"$TMP/err"
+[ $? -eq 0 ] && grep -q 'overran --start-at' "$TMP/err"
+ok $? "--start-at in the past: the fleet runs and warns"
+
 # 3. the power cap: 2 jobs computing 200ms under P=1 take twice as long.
 # 400ms of compute at a total rate of 1 cannot end before t0 + 400ms,
 # whenever each job started; a job that started late may have computed
