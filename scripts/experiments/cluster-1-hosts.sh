@@ -14,8 +14,11 @@
 # Each host writes its own slice of the device (fnblk-fleet --part).
 # A variant sets HOSTS, SEED or DELAYS first and includes this file
 # (cluster-1-hosts-*.sh: the repeats of Documentation/experiments/cluster.rst).
+# HOSTS may be a list of host counts, run one after the other in this boot
+# (cluster-2-path.sh); the local jobs then run for the first count only and
+# each count's runs are named hostsN-delayD instead of hosts-delayD.
 
-SUMMARY=$RESULTS/cluster-1-hosts.summary
+SUMMARY=${SUMMARY:-$RESULTS/cluster-1-hosts.summary}
 HOSTS=${HOSTS:-6}
 SEED=${SEED:-1}
 DELAYS=${DELAYS:-0 2ms}	# one-way netem delay per link, a run each
@@ -33,17 +36,26 @@ fnblkctl -j dev show fnblk0 >"$RESULTS/dev.json" || exit 1
 DEV_PARAMS=$(cluster_fleet_params "$RESULTS/dev.json") || exit 1
 DEV_LAT=$(fnblkctl json 0.latency_ns <"$RESULTS/dev.json") || exit 1
 
-# The seed's phases: job J's first write in fnblk-sim's run, minus T.
-fnblk-sim run --jobs $HOSTS --compute 1s --size 256KiB --bw ${BW}MiB/s --cycles 1 \
-	--phases random --seed $SEED -o /tmp/seed.csv >/dev/null || exit 1
-awk -F, '/^[0-9]/ && $2 == 0 { p[$1] = $3 - 1000000000 } END { for (j = 0; j < '$HOSTS'; j++) print p[j] "ns" }' \
-	/tmp/seed.csv >/tmp/phases
-j=0
-while [ $j -lt $HOSTS ]; do
-	sed -n "$((j + 1))p" /tmp/phases >/tmp/phase.$j
-	j=$((j + 1))
+# The seed's phases for N jobs: job J's first write in fnblk-sim's run,
+# minus T, in /tmp/phases.N (one a line) and /tmp/phase.N.J.
+draw_phases() { # N
+	fnblk-sim run --jobs $1 --compute 1s --size 256KiB --bw ${BW}MiB/s --cycles 1 \
+		--phases random --seed $SEED -o /tmp/seed.csv >/dev/null || return 1
+	awk -F, '/^[0-9]/ && $2 == 0 { p[$1] = $3 - 1000000000 } END { for (j = 0; j < '$1'; j++) print p[j] "ns" }' \
+		/tmp/seed.csv >/tmp/phases.$1
+	j=0
+	while [ $j -lt $1 ]; do
+		sed -n "$((j + 1))p" /tmp/phases.$1 >/tmp/phase.$1.$j
+		j=$((j + 1))
+	done
+	say "seed-$SEED phases for $1: $(tr '\n' ' ' </tmp/phases.$1)"
+}
+for n in $HOSTS; do
+	draw_phases $n || exit 1
 done
-say "seed-$SEED phases: $(tr '\n' ' ' </tmp/phases)"
+FIRST=${HOSTS%% *}
+MANY=1
+[ "$FIRST" != "$HOSTS" ] || MANY=0
 
 # One summary row from an analysis table: order changes, Kuramoto mean,
 # the pooled gap step's slope (coupling: 0 = gaps kept) with its s.e.,
@@ -63,7 +75,7 @@ row() { # label analysis.txt
 		$cost "$slow" >>"$SUMMARY"
 }
 {
-	echo "# cluster experiment 1: $HOSTS hosts (namespaces, nbd) vs $HOSTS local jobs, seed-$SEED phases"
+	echo "# cluster experiment 1: $HOSTS hosts (namespaces, nbd) vs $FIRST local jobs, seed-$SEED phases"
 	echo "# $FLEET, B = ${BW}MiB/s (solo 125 ms), first 2 cycles skipped"
 	echo "# changed: firing-order changes (of 9); r: Kuramoto mean (random phases ~ 1/sqrt(N));"
 	echo "# slope: pooled gap step on gap (+- s.e.); P(n>=3) measured, independent and their ratio;"
@@ -72,8 +84,8 @@ row() { # label analysis.txt
 		ratio mean_ms p99_ms slowdown
 } >"$SUMMARY"
 
-# Local: six processes on the storage host.
-ANALYZE_ARGS="--skip-cycles 2" run_fleet local $FLEET --jobs $HOSTS --phases file:/tmp/phases \
+# Local: six processes on the storage host (as many as the first count).
+ANALYZE_ARGS="--skip-cycles 2" run_fleet local $FLEET --jobs $FIRST --phases file:/tmp/phases.$FIRST \
 	--solo-baseline || exit 1
 row "local jobs" "$RESULTS/local.txt"
 fnblk-sim compare --replay-compute -o "$RESULTS/local.predicted.csv" "$RESULTS/local.csv" \
@@ -85,18 +97,16 @@ solo=$(sed -n 's/^# param solo_ns.0=//p' "$RESULTS/local.csv")
 # Hosts: one job each, with and without 2 ms one-way delay per link.
 CLUSTER_DIR=/tmp/cluster
 cluster_storage_start /dev/fnblk0 || exit 1
+for hosts in $HOSTS; do
 for delay in $DELAYS; do
 	name=hosts-delay$delay
-	i=0
-	while [ $i -lt $HOSTS ]; do
-		cluster_client_add $i $delay && cluster_client_connect $i || exit 1
-		i=$((i + 1))
-	done
-	say "fleet $name: $HOSTS hosts, $FLEET"
+	[ $MANY = 0 ] || name=hosts$hosts-delay$delay
+	cluster_clients_up $hosts $delay || exit 1
+	say "fleet $name: $hosts hosts, $FLEET"
 	fnblkctl stats reset fnblk0
 	# shellcheck disable=SC2086 # FLEET and DEV_PARAMS are lists of words
-	cluster_run_fleets $HOSTS "$RESULTS/$name" $FLEET --jobs 1 --part %h/$HOSTS \
-		--phases file:/tmp/phase.%h --solo-time ${solo}ns $DEV_PARAMS ||
+	cluster_run_fleets $hosts "$RESULTS/$name" $FLEET --jobs 1 --part %h/$hosts \
+		--phases file:/tmp/phase.$hosts.%h --solo-time ${solo}ns $DEV_PARAMS ||
 		{ cat "$RESULTS/$name"/host*/fleet.err; exit 1; }
 	# Whom the device saw: one serving process per host, and the bytes.
 	cluster_storage_collect fnblk0 "$RESULTS/$name"
@@ -105,8 +115,8 @@ for delay in $DELAYS; do
 		<"$RESULTS/$name/stats.json") bytes, peak n $(fnblkctl json peak_active \
 		<"$RESULTS/$name/stats.json")"
 	fnblk-analyze --skip-cycles 2 --hosts --merged "$RESULTS/$name.csv" \
-		"$RESULTS/$name"/host[0-9]/events.csv >"$RESULTS/$name.txt" || exit 1
-	row "$HOSTS hosts, delay $delay" "$RESULTS/$name.txt"
+		"$RESULTS/$name"/host[0-9]*/events.csv >"$RESULTS/$name.txt" || exit 1
+	row "$hosts hosts, delay $delay" "$RESULTS/$name.txt"
 	# The simulator: hosts as users, the network's round trip added to
 	# the device's latency.
 	lat=$DEV_LAT
@@ -115,13 +125,8 @@ for delay in $DELAYS; do
 		"$RESULTS/$name.csv" >"$RESULTS/$name.compare.txt" 2>&1
 	grep -E 'write time (mean|p99)|mean concurrent' "$RESULTS/$name.compare.txt" |
 		sed "s/^/#   $name sim: /" >>"$SUMMARY"
-	i=0
-	while [ $i -lt $HOSTS ]; do
-		nbd-client -L -d /dev/nbd$i >/dev/null 2>&1
-		cluster_client_kill $i
-		ip netns del cl$i
-		i=$((i + 1))
-	done
+	cluster_clients_remove
+done
 done
 cluster_teardown
 cat "$SUMMARY"

@@ -473,9 +473,20 @@ cluster_link_by_mac() { # mac
 	return 1
 }
 
-# Disconnect every client, remove the namespaces, stop nbd-server.
-cluster_teardown() {
-	local d ns p
+# Hosts 0..N-1, each added (one-way DELAY on its link, none by default)
+# and connected as /dev/nbdI.
+cluster_clients_up() { # n [delay]
+	local ci=0
+	while [ $ci -lt "$1" ]; do
+		cluster_client_add $ci "${2:-0}" && cluster_client_connect $ci || return 1
+		ci=$((ci + 1))
+	done
+}
+
+# Disconnect every client and remove the namespaces (nbd-server stays:
+# the next hosts connect to it again).
+cluster_clients_remove() {
+	local d ns
 	for d in /sys/block/nbd*; do
 		[ -e "$d/pid" ] || continue
 		nbd-client -L -d "/dev/${d##*/}" >/dev/null 2>&1
@@ -484,6 +495,12 @@ cluster_teardown() {
 		cluster_client_kill "${ns#cl}"
 		ip netns del "$ns"
 	done
+}
+
+# Disconnect every client, remove the namespaces, stop nbd-server.
+cluster_teardown() {
+	local p
+	cluster_clients_remove
 	p=$(cluster_server_pid)
 	[ -z "$p" ] || kill "$p" 2>/dev/null
 	rm -f "$CLUSTER_DIR/nbd-server.pid"
