@@ -68,6 +68,7 @@ struct cache {
 	_Atomic uint64_t leaving;	/* dirty evictions being written */
 	_Atomic uint64_t held;		/* blocks thread windows hold */
 	_Atomic uint64_t resident_max, dirty;
+	_Atomic uint64_t twins;		/* of resident: block twins in use */
 	_Atomic uint32_t evicted_pages;	/* eviction clock, in pages */
 	_Atomic bool stalled;
 	/* Bytes of the last admission refused (0: none since the channels
@@ -186,6 +187,16 @@ void cache_reading(struct fnmap_runtime *rt, ssize_t bytes)
 void cache_dirty(struct fnmap_runtime *rt, ssize_t bytes)
 {
 	atomic_fetch_add(&rt->cache->dirty, (uint64_t)bytes);
+}
+
+void cache_twin(struct fnmap_runtime *rt, ssize_t bytes)
+{
+	struct cache *c = rt->cache;
+
+	atomic_fetch_add(&c->resident, (uint64_t)bytes);
+	atomic_fetch_add(&c->twins, (uint64_t)bytes);
+	if (bytes > 0)
+		counter_max(&c->resident_max, atomic_load(&c->resident));
 }
 
 static void post_fresh(struct cache *c, const struct fnmap *m, uint32_t blk)
@@ -617,6 +628,7 @@ static void apply_budget(struct cache *c, uint64_t budget)
 	if (budget < old) {
 		atomic_fetch_add(&c->shrinks, 1);
 		staging_trim(c->rt->staging);
+		staging_trim(c->rt->twins);
 	}
 	if (cap > budget || !c->growth_on)
 		atomic_store(&c->capacity, budget);
@@ -652,7 +664,9 @@ static void *evictor_main(void *arg)
 				atomic_fetch_add(&c->pressure_events, 1);
 			apply_budget(c, budget_step(&c->budget, &s,
 					atomic_load(&c->resident) +
-					staging_bytes(rt->staging),
+					staging_bytes(rt->staging) +
+					staging_bytes(rt->twins) -
+					atomic_load(&c->twins),
 					rt_now_ns()));
 		}
 		drain_fresh(c);

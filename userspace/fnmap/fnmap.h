@@ -27,7 +27,7 @@ extern "C" {
 
 /* man: begin */
 #define FNMAP_VERSION_MAJOR	1
-#define FNMAP_VERSION_MINOR	1
+#define FNMAP_VERSION_MINOR	2
 
 /* ---- The process-wide runtime ---------------------------------------- */
 
@@ -41,7 +41,8 @@ extern "C" {
 #define FNMAP_CFG_DIRECT	(1u << 6) /* the default since 1.1: no effect */
 #define FNMAP_CFG_CONTINUE	(1u << 7) /* read-only: zero-copy fills */
 #define FNMAP_CFG_HANDOFF	(1u << 8) /* channels submit demand reads */
-#define FNMAP_CFG_ALL		((1u << 9) - 1)
+#define FNMAP_CFG_NO_TWINS	(1u << 9) /* every first write to a page faults */
+#define FNMAP_CFG_ALL		((1u << 10) - 1)
 
 struct fnmap_config {
 	/* Bytes the cache may hold in all mappings; 0 = a quarter of the
@@ -205,6 +206,10 @@ struct fnmap_stats {
 	 * buffer) or "continue" (read in place, UFFDIO_CONTINUE); NULL for
 	 * all mappings. (Since 1.1.) */
 	const char *fill_method;
+	/* Blocks a second first-write made writable as a whole, keeping a
+	 * twin, and the pages write-back found changed against their twins
+	 * (besides the faulting ones); FNMAP_CFG_NO_TWINS: 0. (Since 1.2.) */
+	uint64_t twins, twin_pages;
 };
 
 /*

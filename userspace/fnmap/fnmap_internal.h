@@ -63,6 +63,7 @@ enum {
 #define BF_ADV_SEQ	(1u << 10)
 #define BF_ADV_MASK	(BF_ADV_RANDOM | BF_ADV_SEQ)
 #define BF_WBERR	(1u << 11)	/* an eviction's write-back failed */
+#define BF_TWIN		(1u << 12)	/* writable as a whole, twin kept */
 
 struct fnmap_block {
 	_Atomic uint32_t state;
@@ -105,6 +106,7 @@ void block_unlock(struct fnmap_block *b);
 /* Counters of one mapping; fnmap_stats() reads them. */
 struct fnmap_counters {
 	_Atomic uint64_t faults, faults_wp, faults_joined;
+	_Atomic uint64_t twins, twin_pages;	/* writeback.c */
 	_Atomic uint64_t fills, fill_bytes, prefetches, prefetch_late;
 	_Atomic uint64_t reads, read_bytes, writes, write_bytes, io_errors;
 	_Atomic uint64_t read_sizes[FNMAP_HIST_BUCKETS];
@@ -155,6 +157,9 @@ struct fnmap {
 	uint32_t nblocks;
 	struct fnmap_block *blocks;
 	_Atomic uint64_t *dirty_bits;	/* one bit per page */
+	/* Per block (shared writable mappings): the copy of a block made
+	 * writable as a whole (BF_TWIN) when it was; block lock. */
+	char **twins;
 	struct wb_tickets wb;
 	_Atomic int io_error;		/* errno of a failed write-back */
 	_Atomic uint32_t inflight;	/* requests at the channels */
@@ -263,6 +268,7 @@ struct fnmap_runtime {
 	unsigned int nchannels;
 	_Atomic unsigned int direct_inflight;	/* at fault threads' rings */
 	struct staging *staging;
+	struct staging *twins;		/* writeback.c's block twins */
 	struct cache *cache;
 };
 
@@ -353,6 +359,8 @@ void cache_evict_written(struct fnmap_runtime *rt, struct fnmap *m,
 void cache_lost(struct fnmap_runtime *rt, struct fnmap *m, uint32_t blk);
 /* Dirty bytes changed. */
 void cache_dirty(struct fnmap_runtime *rt, ssize_t bytes);
+/* Bytes of block twins (writeback.c) in use changed: resident bytes. */
+void cache_twin(struct fnmap_runtime *rt, ssize_t bytes);
 /* FNMAP_CFG_SIMPLE_CACHE: one lock around faults, fills and evictions. */
 void cache_global_lock(struct fnmap_runtime *rt);
 void cache_global_unlock(struct fnmap_runtime *rt);
@@ -392,6 +400,8 @@ unsigned int wb_block(struct fnmap *m, uint32_t blk, bool evict);
 int wb_sync(struct fnmap *m, char *addr, size_t len, unsigned int flags);
 /* Clear block blk's dirty bits (its pages are gone). Block lock held. */
 void wb_forget_block(struct fnmap *m, uint32_t blk);
+/* Drop block blk's twin, if it has one (its pages are gone or written). */
+void wb_drop_twin(struct fnmap *m, uint32_t blk);
 
 /* A block of m left with a partial munmap(). */
 void cache_gone(struct fnmap_runtime *rt, struct fnmap *m);

@@ -237,6 +237,7 @@ static void map_free(struct fnmap *m)
 		close(m->fd_buffered);
 	free(m->blocks);
 	free(m->dirty_bits);
+	free(m->twins);
 	wb_destroy(&m->wb);
 	free(m);
 }
@@ -285,6 +286,7 @@ static struct fnmap *open_fd(int fd, off_t offset, size_t length, int prot,
 	uint64_t bs = 0, size;
 	int fl, accmode;
 	uint32_t adv = 0, i;
+	bool twins;
 
 	if (!length || length > ((size_t)1 << 46))
 		return rt_fail(NULL, 0, EINVAL, "length %zu: want 1 byte "
@@ -343,7 +345,11 @@ static struct fnmap *open_fd(int fd, off_t offset, size_t length, int prot,
 	if (m->wp)
 		m->dirty_bits = calloc((m->length / FNMAP_PAGE_SIZE + 63) / 64,
 				       sizeof(uint64_t));
-	if (!m->blocks || (m->wp && !m->dirty_bits)) {
+	twins = m->wp && !m->private_map &&
+		!(rt->cfg.flags & FNMAP_CFG_NO_TWINS);
+	if (twins)
+		m->twins = calloc(m->nblocks, sizeof(*m->twins));
+	if (!m->blocks || (m->wp && !m->dirty_bits) || (twins && !m->twins)) {
 		rt_fail(NULL, 0, ENOMEM, "out of memory for %u blocks",
 			   m->nblocks);
 		goto fail;
@@ -486,6 +492,11 @@ static int teardown(struct fnmap *m, bool unmap)
 		queue_forget(rt, m);
 		drain(m);
 	}
+	for (i = 0; m->twins && i < (int)m->nblocks; i++) {
+		block_lock(&m->blocks[i]);
+		wb_drop_twin(m, (uint32_t)i);
+		block_unlock(&m->blocks[i]);
+	}
 	uffd_unregister(&rt->uffd, m->base, m->length);
 	if (unmap)
 		sys_munmap(m->base, m->length);
@@ -551,6 +562,8 @@ static int unmap_range(struct fnmap *m, char *addr, size_t len)
 		block_lock(b);
 		if (m->private_map)
 			wb_forget_block(m, blk);
+		else
+			wb_drop_twin(m, blk);
 		s = b_set_state(b, B_GONE, BF_DIRTY);
 		block_unlock(b);
 		if (b_state(s) == B_RESIDENT)

@@ -112,6 +112,7 @@ static const struct {
 	{ "direct", FNMAP_CFG_DIRECT },
 	{ "continue", FNMAP_CFG_CONTINUE },
 	{ "handoff", FNMAP_CFG_HANDOFF },
+	{ "no-twins", FNMAP_CFG_NO_TWINS },
 };
 
 int rt_parse_size_env(const char *name, const char *value, uint64_t *v)
@@ -153,7 +154,8 @@ int fnmap_parse_flags(const char *s, unsigned int *flags)
 			return rt_fail(NULL, 0, EINVAL, "unknown runtime flag "
 					  "'%s' (no-coalesce, simple-cache, "
 					  "no-growth, no-pressure, no-prefetch, "
-					  "psync, direct, continue, handoff)",
+					  "psync, direct, continue, handoff, "
+					  "no-twins)",
 					  tok);
 		f |= flag_names[i].flag;
 	}
@@ -225,6 +227,7 @@ static void runtime_free(struct fnmap_runtime *rt)
 	cache_stop(rt);
 	queue_destroy(rt->queue);
 	staging_destroy(rt->staging);
+	staging_destroy(rt->twins);
 	uffd_close(&rt->uffd);
 	pthread_rwlock_destroy(&rt->maps_lock);
 	pthread_mutex_destroy(&rt->closed_lock);
@@ -309,8 +312,11 @@ static struct fnmap_runtime *runtime_start(const struct fnmap_config *cfg)
 		staging = 2 * (rt->cfg.max_request > FNMAP_MAX_BLOCK ?
 			       rt->cfg.max_request : FNMAP_MAX_BLOCK);
 	rt->staging = staging_create(staging);
+	/* Twins of blocks being written (writeback.c): part of the cache's
+	 * resident bytes while in use, at most half the budget. */
+	rt->twins = staging_create(rt->cfg.budget / 2);
 	rt->queue = queue_create(rt);
-	if (!rt->staging || !rt->queue || cache_start(rt) ||
+	if (!rt->staging || !rt->twins || !rt->queue || cache_start(rt) ||
 	    channels_start(rt) || fault_start(rt)) {
 		int e = errno ? errno : ENOMEM;
 
@@ -418,6 +424,8 @@ static void copy_counters(struct fnmap_stats *st, const struct fnmap_counters *c
 	st->faults = c->faults;
 	st->faults_wp = c->faults_wp;
 	st->faults_joined = c->faults_joined;
+	st->twins = c->twins;
+	st->twin_pages = c->twin_pages;
 	st->fills = c->fills;
 	st->fill_bytes = c->fill_bytes;
 	st->prefetches = c->prefetches;

@@ -18,12 +18,27 @@
  * fnmap_sync() waits until every ticket up to its last is complete, so it
  * also waits for evictions that took dirty pages before it looked.
  *
+ * A block being written page after page would pay a fault a page, each
+ * a round trip to a fault thread. So the second first-write into a block
+ * of a shared mapping (one page of it dirty already) makes the whole
+ * block writable and keeps a twin: a copy of the block taken while its
+ * clean pages were still write-protected. Write-back protects the block
+ * again and compares each clean page with its twin: the pages that
+ * differ are dirty, the others were not written (or written with what
+ * they held), so write-back still sends only pages this process changed.
+ * Twins are resident bytes of the cache (the evictor counts them) and
+ * come from a pool of their own; without memory for one, or with a page
+ * of the block missing (copying it would fault to the fault thread
+ * itself), the fault unprotects one page as before. FNMAP_CFG_NO_TWINS
+ * turns twins off.
+ *
  * A failed write marks its pages dirty again (the region still holds
  * them, or newer data) and the error is reported by the next sync.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -128,9 +143,95 @@ static bool is_dirty(struct fnmap *m, size_t pg)
 	return atomic_load(&m->dirty_bits[pg / 64]) & (1ULL << (pg % 64));
 }
 
+/* ---- Twins ------------------------------------------------------------ */
+
+/* Does block blk have a dirty page? */
+static bool block_has_dirty(struct fnmap *m, uint32_t blk)
+{
+	char *start = map_block_addr(m, blk);
+	size_t pg = page_index(m, start);
+	size_t end = pg + (map_block_len(m, blk) >> FNMAP_PAGE_SHIFT);
+
+	for (; pg < end; pg++)
+		if (is_dirty(m, pg))
+			return true;
+	return false;
+}
+
+/*
+ * Make block blk writable as a whole, keeping a twin of it; false if it
+ * cannot be (no memory, a page missing). Block lock held; its clean
+ * pages are write-protected, so the copy is what they hold.
+ */
+static bool twin_block(struct fnmap *m, uint32_t blk)
+{
+	unsigned char vec[FNMAP_MAX_BLOCK >> FNMAP_PAGE_SHIFT];
+	char *start = map_block_addr(m, blk), *twin;
+	size_t len = map_block_len(m, blk), i;
+
+	if (!m->twins || m->twins[blk])
+		return false;
+	/* The fault thread must not fault on the region itself. */
+	if (mincore(start, len, vec))
+		return false;
+	for (i = 0; i < len >> FNMAP_PAGE_SHIFT; i++)
+		if (!(vec[i] & 1))
+			return false;
+	twin = staging_get(m->rt->twins, len, false);
+	if (!twin)
+		return false;
+	memcpy(twin, start, len);
+	m->twins[blk] = twin;
+	cache_twin(m->rt, (ssize_t)len);
+	atomic_fetch_or(&m->blocks[blk].state, BF_TWIN);
+	if (uffd_protect(&m->rt->uffd, start, len, false))
+		rt_log("unprotecting a block: %s", strerror(errno));
+	return true;
+}
+
+void wb_drop_twin(struct fnmap *m, uint32_t blk)
+{
+	size_t len = map_block_len(m, blk);
+
+	if (!m->twins || !m->twins[blk])
+		return;
+	staging_put(m->rt->twins, m->twins[blk], len);
+	m->twins[blk] = NULL;
+	cache_twin(m->rt, -(ssize_t)len);
+	atomic_fetch_and(&m->blocks[blk].state, ~BF_TWIN);
+}
+
+/*
+ * Block blk has a twin: protect it again and mark dirty every clean page
+ * that differs from its twin. Block lock held.
+ */
+static void untwin_block(struct fnmap *m, uint32_t blk)
+{
+	char *start = map_block_addr(m, blk), *twin = m->twins[blk];
+	size_t len = map_block_len(m, blk), off;
+	size_t first = page_index(m, start);
+
+	/* From now on a write faults: what is compared stays put. */
+	if (uffd_protect(&m->rt->uffd, start, len, true))
+		rt_log("write-protecting a block: %s", strerror(errno));
+	for (off = 0; off < len; off += FNMAP_PAGE_SIZE) {
+		size_t pg = first + (off >> FNMAP_PAGE_SHIFT);
+
+		if (is_dirty(m, pg) ||
+		    !memcmp(start + off, twin + off, FNMAP_PAGE_SIZE))
+			continue;
+		if (!test_and_set_dirty(m, pg))
+			cache_dirty(m->rt, FNMAP_PAGE_SIZE);
+		counter_add(&m->c.twin_pages, 1);
+	}
+	wb_drop_twin(m, blk);
+}
+
 int wb_fault(struct fnmap *m, uint32_t blk, char *page)
 {
 	struct fnmap_block *b = &m->blocks[blk];
+	size_t pg = page_index(m, page);
+	bool twin;
 	uint32_t s;
 
 	if (!block_trylock(b))
@@ -140,10 +241,22 @@ int wb_fault(struct fnmap *m, uint32_t blk, char *page)
 		block_unlock(b);
 		return 0;
 	}
-	if (!test_and_set_dirty(m, page_index(m, page)))
+	if (s & BF_TWIN) {
+		/* Queued before the block became writable: just wake. */
+		uffd_wake(&m->rt->uffd, page, FNMAP_PAGE_SIZE);
+		block_unlock(b);
+		return 1;
+	}
+	/* A second page of the block: twin it. (A fault on a dirty page is
+	 * a repeat, the thread woken before its page was unprotected.) */
+	twin = !is_dirty(m, pg) && block_has_dirty(m, blk);
+	/* Dirty before the writer runs again: its sync must see it. */
+	if (!test_and_set_dirty(m, pg))
 		cache_dirty(m->rt, FNMAP_PAGE_SIZE);
 	atomic_fetch_or(&b->state, BF_DIRTY);
-	if (uffd_protect(&m->rt->uffd, page, FNMAP_PAGE_SIZE, false))
+	if (twin && twin_block(m, blk))
+		counter_add(&m->c.twins, 1);
+	else if (uffd_protect(&m->rt->uffd, page, FNMAP_PAGE_SIZE, false))
 		rt_log("unprotecting a page: %s", strerror(errno));
 	block_unlock(b);
 	return 1;
@@ -155,6 +268,7 @@ void wb_forget_block(struct fnmap *m, uint32_t blk)
 	size_t pg = page_index(m, start);
 	size_t end = pg + (map_block_len(m, blk) >> FNMAP_PAGE_SHIFT);
 
+	wb_drop_twin(m, blk);
 	for (; pg < end; pg++)
 		if (test_and_clear_dirty(m, pg))
 			cache_dirty(m->rt, -(ssize_t)FNMAP_PAGE_SIZE);
@@ -218,6 +332,8 @@ unsigned int wb_block(struct fnmap *m, uint32_t blk, bool evict)
 	 * first piece completing meanwhile must not end an eviction while
 	 * later pieces still point into the region. */
 	atomic_fetch_add(&b->wb, 1);
+	if (atomic_load(&b->state) & BF_TWIN)
+		untwin_block(m, blk);
 	while (pg < end) {
 		size_t run;
 

@@ -43,7 +43,8 @@ static const struct mx_mode_option fnmap_options[] = {
 	  "multiple of 4KiB up to 64MiB)", "1MiB" },
 	{ "fnmap-flags", "LIST", "runtime switches for ablations, "
 	  "comma-separated: no-coalesce, simple-cache, no-growth, "
-	  "no-pressure, no-prefetch, psync, handoff, continue (fnmap(3), "
+	  "no-pressure, no-prefetch, psync, handoff, continue, no-twins "
+	  "(fnmap(3), "
 	  "FNMAP_FLAGS)", "none" },
 	{ NULL, NULL, NULL, NULL },
 };
@@ -210,6 +211,8 @@ static void fnmap_mode_stats(struct mx_mode_run *r, json_t *c)
 	PUT(faults);
 	PUT(faults_wp);
 	PUT(faults_joined);
+	PUT(twins);
+	PUT(twin_pages);
 	PUT(fills);
 	PUT(fill_bytes);
 	PUT(prefetches);

@@ -9,7 +9,10 @@
  * nothing that was not (no eviction happened). The unaligned end of a file
  * is written without growing it; a file truncated underneath is not grown
  * back. FNMAP_PRIVATE writes never reach the file. FNMAP_SYNC_INVALIDATE
- * makes a change made underneath visible.
+ * makes a change made underneath visible. A block written page after
+ * page costs two write faults, not one a page (its twin), and write-back
+ * still sends only the pages this process changed: not a page changed
+ * underneath by another writer, nor a page rewritten with what it held.
  */
 #include <pthread.h>
 #include <signal.h>
@@ -101,10 +104,14 @@ static void test_sync_close(const char *path)
 	is_u64(verify(path, 1 << 20, 3 << 20, 3), 0,
 	       "sync: the file holds what was written, nothing else changed");
 	fnmap_stats(m, &st);
-	/* 171 pages written, each its own run (every third page). */
-	ok(st.faults_wp >= 171 && st.write_bytes == 171 * 4096,
-	   "sync: one write fault per page, only dirty pages written "
-	   "(%llu faults, %llu bytes)", (unsigned long long)st.faults_wp,
+	/* 171 pages written, each its own run (every third page), in 32
+	 * blocks: two faults a block (the second twins it), and now and
+	 * then a repeat (a thread woken before its page was unprotected). */
+	ok(st.faults_wp >= 64 && st.faults_wp <= 80 &&
+	   st.write_bytes == 171 * 4096,
+	   "sync: at most two write faults a block, only dirty pages "
+	   "written (%llu faults, %llu bytes)",
+	   (unsigned long long)st.faults_wp,
 	   (unsigned long long)st.write_bytes);
 	scribble(fnmap_addr(m), 5 << 20, 6 << 20, 1);
 	ok(!fnmap_close(m), "close: fnmap_close");
@@ -118,6 +125,109 @@ static void test_sync_close(const char *path)
 		is_u64(bad, 0, "close: writes after the last sync are written "
 		       "at close");
 	}
+}
+
+/* Write every page of blocks [lo, hi) in order; what the stats say. */
+static void sweep_blocks(const char *path, unsigned int flags, uint64_t lo,
+			 uint64_t hi, struct fnmap_stats *st)
+{
+	struct fnmap *m;
+
+	make_file(path, SIZE, SEED);
+	runtime_with(64 << 20, 4, 8, flags);
+	m = open_rw(path, 64 << 10, 0);
+	memset(st, 0, sizeof(*st));
+	if (!m)
+		return;
+	scribble(fnmap_addr(m), lo, hi, 1);
+	if (fnmap_sync(m, NULL, 0, 0))
+		diag("fnmap_sync: %s", fnmap_errmsg());
+	fnmap_stats(m, st);
+	fnmap_close(m);
+}
+
+/*
+ * Twins: a block written page after page faults twice, and write-back
+ * compares its clean pages with the twin to find what changed.
+ */
+static void test_twins(const char *path)
+{
+	uint64_t blk = 4 << 20, bytes0;
+	struct fnmap_stats st;
+	struct fnmap *m;
+	char *base;
+	int fd, i;
+
+	/* 16 blocks of 16 pages, each page written in order. */
+	sweep_blocks(path, 0, 1 << 20, 2 << 20, &st);
+	ok(st.faults_wp >= 32 && st.faults_wp <= 40 && st.twins == 16 &&
+	   st.twin_pages == 16 * 14 &&
+	   st.write_bytes == 1 << 20,
+	   "twins: 256 pages written in 16 blocks take 32 write faults, 16 "
+	   "twins find the other 224 pages (%llu faults, %llu twins, %llu "
+	   "pages, %llu bytes)", (unsigned long long)st.faults_wp,
+	   (unsigned long long)st.twins, (unsigned long long)st.twin_pages,
+	   (unsigned long long)st.write_bytes);
+	is_u64(verify(path, 1 << 20, 2 << 20, 1), 0,
+	       "twins: the file holds what was written");
+	sweep_blocks(path, FNMAP_CFG_NO_TWINS, 1 << 20, 2 << 20, &st);
+	ok(st.faults_wp >= 256 && st.twins == 0 && st.write_bytes == 1 << 20,
+	   "no-twins: one write fault a page (%llu faults, %llu twins)",
+	   (unsigned long long)st.faults_wp, (unsigned long long)st.twins);
+	is_u64(verify(path, 1 << 20, 2 << 20, 1), 0,
+	       "no-twins: the file holds what was written");
+
+	/* A twinned block, a page of it changed underneath, a page
+	 * rewritten with what it held: neither is written back. */
+	make_file(path, SIZE, SEED);
+	runtime_with(64 << 20, 4, 8, 0);
+	m = open_rw(path, 64 << 10, 0);
+	if (!ok(m != NULL, "twins: open read-write"))
+		return;
+	base = fnmap_addr(m);
+	fnmap_stats(m, &st);
+	bytes0 = st.write_bytes;
+	for (i = 0; i < 2; i++)		/* the second page twins the block */
+		scribble(base, blk + i * 4096, blk + (i + 1) * 4096, 1);
+	fd = open(path, O_RDWR);
+	{
+		uint64_t w[512];
+
+		for (i = 0; i < 512; i++)
+			w[i] = word_at(blk + 7 * 4096 + i * 8, SEED2);
+		ok(pwrite(fd, w, sizeof(w), (off_t)(blk + 7 * 4096)) ==
+		   (ssize_t)sizeof(w), "twins: another writer changes page 7");
+	}
+	scribble(base, blk + 2 * 4096, blk + 4 * 4096, 1);
+	for (i = 0; i < 512; i++) {	/* page 9: what it holds */
+		uint64_t w = word_at(blk + 9 * 4096 + i * 8, SEED);
+
+		memcpy(base + blk + 9 * 4096 + i * 8, &w, 8);
+	}
+	ok(!fnmap_sync(m, NULL, 0, 0), "twins: fnmap_sync");
+	fnmap_stats(m, &st);
+	ok(st.twins == 1 && st.write_bytes - bytes0 == 4 * 4096,
+	   "twins: pages 0-3 written, not 7 nor 9 (%llu twins, %llu bytes)",
+	   (unsigned long long)st.twins,
+	   (unsigned long long)(st.write_bytes - bytes0));
+	{
+		uint64_t o, bad = 0;
+
+		for (o = blk; o < blk + (64 << 10); o += 8) {
+			uint64_t pg = (o - blk) / 4096;
+
+			bad += file_word(fd, o) !=
+			       word_at(o, pg < 4 || pg == 7 ? SEED2 : SEED);
+		}
+		is_u64(bad, 0, "twins: the file has this process's pages 0-3 "
+		       "and the other writer's page 7");
+	}
+	/* Written again after the sync: the block is protected again. */
+	scribble(base, blk + 12 * 4096, blk + 13 * 4096, 1);
+	ok(!fnmap_close(m), "twins: close");
+	is_u64(file_word(fd, blk + 12 * 4096), word_at(blk + 12 * 4096, SEED2),
+	       "twins: a write after the sync is written at close");
+	close(fd);
 }
 
 /* Tail of a file whose size is not a page multiple, and truncation. */
@@ -382,6 +492,7 @@ int main(void)
 
 	runtime_or_skip(NULL);
 	test_sync_close(path);
+	test_twins(path);
 	test_tail(path);
 	test_concurrent(path, 64 << 20);
 	test_concurrent(path, 2 << 20);
