@@ -10,7 +10,9 @@
 # must be written before they can go). Targets (issue 13): no OOM kill,
 # memory within the runtime's budget, completion time flat past the limit.
 # A wrapper may run some of the sizes in a boot of its own: E2_SIZES
-# (default "0.25 0.5 1 2 4").
+# (default "0.25 0.5 1 2 4"); E2_READS=0 skips the read-only runs;
+# E2_WRITE_MODES (default "mmap fnmap") names the runs with updates, a
+# mode with runtime flags as fnmap:FLAGS (e.g. fnmap:no-twins).
 #include matrix-common.sh
 #include fnmap-common.sh
 
@@ -85,16 +87,19 @@ for x in ${E2_SIZES:-0.25 0.5 1 2 4}; do
 	fnblk-matrix create $MNT/m --rows $rows --cols 64 --jobs 4 -q || { echo "create failed"; exit 1; }
 	store_on
 	for mode in mmap fnmap; do
+		[ "${E2_READS:-1}" = 1 ] || break
 		mx "e2-$x-$mode" $MNT/m --jobs 4 --pattern cols --accesses 192 \
 			--memory-max ${MAX_MIB}M --sample-interval 250ms --mode $mode
 		row "e2-$x-$mode" $x $mode
 	done
 	if [ $x = 2 ] || [ $x = 4 ]; then
-		for mode in mmap fnmap; do
-			mx "e2-$x-$mode-writes" $MNT/m --jobs 4 --pattern cols --accesses 192 \
-				--memory-max ${MAX_MIB}M --sample-interval 250ms --mode $mode \
-				--write-fraction 10%
-			row "e2-$x-$mode-writes" $x $mode+writes
+		for wm in ${E2_WRITE_MODES:-mmap fnmap}; do
+			mode=${wm%%:*} flags=${wm#"${wm%%:*}"}
+			flags=${flags#:}
+			mx "e2-$x-$mode${flags:+-$flags}-writes" $MNT/m --jobs 4 --pattern cols \
+				--accesses 192 --memory-max ${MAX_MIB}M --sample-interval 250ms \
+				--mode $mode ${flags:+--fnmap-flags $flags} --write-fraction 10%
+			row "e2-$x-$mode${flags:+-$flags}-writes" $x "$mode${flags:+:$flags}+writes"
 		done
 	fi
 done
