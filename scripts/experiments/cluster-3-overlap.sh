@@ -40,8 +40,9 @@ for n in $COUNTS; do
 	fnblkctl stats reset fnblk0
 	# One time 0 for every host (one clock in all namespaces): started one
 	# after another, the fleets would count their phases from their own
-	# starts, up to 0.6 s apart on a loaded host.
-	at=$(awk '{ printf "%.0f", ($1 + 3) * 1e9 }' /proc/uptime)
+	# starts, up to 0.6 s apart on a loaded host; their start-up took
+	# 3.1-3.4 s for 4 and 5 hosts at load 4.7: 2 s and 1 s a host.
+	at=$(awk -v n=$n '{ printf "%.0f", ($1 + 2 + n) * 1e9 }' /proc/uptime)
 	# shellcheck disable=SC2086 # FLEET and DEV_PARAMS are lists of words
 	cluster_run_fleets $n "$RESULTS/$name" $FLEET --jobs 1 --part %h/$n \
 		--phases file:/tmp/phase.%h --start-at ${at}ns $DEV_PARAMS ||
