@@ -104,9 +104,13 @@ for delay in $DELAYS; do
 	cluster_clients_up $hosts $delay || exit 1
 	say "fleet $name: $hosts hosts, $FLEET"
 	fnblkctl stats reset fnblk0
+	# One time 0 for every host, 2 + N s ahead for the fleets' start-up
+	# (cluster-3-overlap.sh): the phases are then between the hosts.
+	at=$(awk -v n=$hosts '{ printf "%.0f", ($1 + 2 + n) * 1e9 }' /proc/uptime)
 	# shellcheck disable=SC2086 # FLEET and DEV_PARAMS are lists of words
 	cluster_run_fleets $hosts "$RESULTS/$name" $FLEET --jobs 1 --part %h/$hosts \
-		--phases file:/tmp/phase.$hosts.%h --solo-time ${solo}ns $DEV_PARAMS ||
+		--phases file:/tmp/phase.$hosts.%h --start-at ${at}ns --solo-time ${solo}ns \
+		$DEV_PARAMS ||
 		{ cat "$RESULTS/$name"/host*/fleet.err; exit 1; }
 	# Whom the device saw: one serving process per host, and the bytes.
 	cluster_storage_collect fnblk0 "$RESULTS/$name"
