@@ -31,6 +31,7 @@ cleanup() {
 	if [ $failed -ne 0 ] && [ -d /results ]; then
 		mkdir -p /results/tracing_tools && cp -r "$tmp"/* /results/tracing_tools/
 	fi
+	trace-cmd reset >/dev/null 2>&1
 	for d in $devs; do fnblkctl dev del $d; done
 	[ -d "$ref" ] && rmdir "$ref"
 	rm -rf "$tmp"
@@ -63,12 +64,29 @@ count() { # file field word
 	awk -v f="$2" -v w="$3" '$f == w { c++ } END { print c + 0 }' "$1"
 }
 
+# Wait (up to 10 s) until no user of device $1 is active: its last
+# writers' grace has run out, and their idle events are raised. Fails if
+# one still is.
+wait_idle() { # device
+	i=0
+	until [ "$(fnblkctl -j dev show $1 | fnblkctl json 0.nr_active)" = 0 ]; do
+		[ $i -lt 100 ] || return 1
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+
 # --- trace-cmd -------------------------------------------------------------
+# Tracing on, the load, tracing off, then the ring buffers read whole
+# (not "trace-cmd record CMD", which can lose a CPU's events when CMD
+# ends before its recorders start: Documentation/tracing.rst).
 new_dev
-trace-cmd record -e fnblk -o fnblk.dat fio --name=ckpt --filename=$DEV \
-	--rw=write --bs=64k --size=1m --direct=1 --numjobs=2 \
-	--output=/dev/null >record.log 2>&1
-check "trace-cmd record -e fnblk around fio" [ $? -eq 0 ]
+d=${DEV#/dev/}
+trace-cmd start -e fnblk >record.log 2>&1 && load && wait_idle $d &&
+	trace-cmd stop >>record.log 2>&1 &&
+	trace-cmd extract -o fnblk.dat >>record.log 2>&1
+check "trace-cmd start -e fnblk, fio, the device idle, stop, extract" [ $? -eq 0 ]
+trace-cmd reset >>record.log 2>&1
 trace-cmd report -i fnblk.dat >report.txt 2>report.err
 check "trace-cmd report reads it" [ $? -eq 0 ]
 for ev in submit service_start depart complete; do
@@ -101,10 +119,12 @@ check "trace-cmd: both writers became active" [ "$act" -ge 2 ]
 check "trace-cmd: n reached 2 (both writers at once)" \
 	grep -q 'fnblk_user_active:.* n=2' report.txt
 
-d=${DEV#/dev/}
-trace-cmd record -e fnblk:fnblk_config -o config.dat \
+trace-cmd start -e fnblk:fnblk_config >/dev/null 2>&1 &&
 	fnblkctl dev set $d latency 500us >/dev/null 2>&1 &&
+	trace-cmd stop >/dev/null 2>&1 &&
+	trace-cmd extract -o config.dat >/dev/null 2>&1 &&
 	trace-cmd report -i config.dat >config.txt 2>/dev/null
+trace-cmd reset >/dev/null 2>&1
 check "trace-cmd: fnblk_config shows a change with its new settings" \
 	grep -q "fnblk_config: *$d changed .*latency_ns=500000 " config.txt
 
