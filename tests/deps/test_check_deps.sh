@@ -114,6 +114,17 @@ expect_absent "commented-out, own and libc headers are not reported" \
 deps $BASE liburing-dev
 expect_pass "the same tree passes with liburing-dev listed"
 
+# A directory kbuild builds (a Kbuild file) is kernel code: its headers
+# come from the kernel's build tree, as module/'s do.
+tree kbuild
+put kmod/Kbuild 'obj-m := k.o'
+put kmod/k.c '#include <linux/module.h>' '#include <linux/preempt.h>'
+put user/u.c '#include <linux/preempt.h>'
+deps $BASE
+expect_fail "a header in a Kbuild directory is the kernel's, outside it the host's" \
+	"module header <linux/preempt.h>  (kmod/k.c:2)" "header <linux/preempt.h>  (user/u.c:1)"
+expect_absent "and not the other way round" "module header <linux/preempt.h>  (user/u.c:1)"
+
 tree library
 put Makefile 'LDLIBS := -luring -lm' 'prog: prog.o' '	$(CC) -o $@ $^ $(LDLIBS)'
 deps $BASE
