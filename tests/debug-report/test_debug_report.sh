@@ -47,6 +47,18 @@ check_eq "sleep in atomic, debugobjects, WARN, hung task: kinds" "$(kinds)" \
 check "debugobjects: the WARN that follows ODEBUG belongs to it" \
 	has "WARNING: CPU: 0 PID: 600 at lib/debugobjects.c"
 
+# A real lockup on the debug kernel as scripts/vm boots it (its stall
+# settings; record-lockup.sh): the detectors still report it, and each
+# report is a finding.
+run logs/lockup.log
+check "lockup: booted with the debug guests' stall settings" \
+	grep -q 'watchdog_thresh=25 rcupdate.rcu_cpu_stall_timeout=60' logs/lockup.log
+check_eq "lockup: the soft lockup and the RCU stall are findings" "$(kinds)" "hang 2 "
+check "lockup: the soft lockup names the spinning module" \
+	sh -c "grep -A 30 'soft lockup' $out | grep -q 'lockup_test_init'"
+check "lockup: so does the RCU stall" \
+	sh -c "grep -A 30 'detected stall' $out | grep -q 'lockup_test_init'"
+
 run logs/clean.log logs/kmemleak.txt
 check_eq "kmemleak: one finding per backtrace" "$(kinds)" "kmemleak 2 "
 check "kmemleak: objects with the same backtrace are counted" has "kmemleak (2 objects)"
