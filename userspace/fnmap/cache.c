@@ -494,44 +494,17 @@ static void drain_fresh(struct cache *c)
 	pthread_mutex_unlock(&c->fresh_lock);
 }
 
-/*
- * Where a pass evicts down to: 7/8 of the capacity, or further if a
- * refused admission (want bytes, besides the reads in flight) needs more
- * room. (A refusal that needed little room used to evict just that, a
- * block or two a pass, so the dirty blocks of a pass could not be written
- * back as one request.) From the
- * capacity of the moment: it grows while a pass runs (the pass's own
- * evictions come back as misses that grow it), and a pass that kept the
- * target it started with went on evicting what the walk refilled, on a
- * loaded host once round the whole cache after the capacity had doubled.
- */
-static uint64_t evict_target(struct cache *c, uint64_t want)
-{
-	uint64_t cap = atomic_load(&c->capacity), target = cap - cap / 8;
-
-	if (want) {
-		uint64_t room = want + atomic_load(&c->reading);
-
-		if (room > cap / 8)
-			target = cap > room ? cap - room : 0;
-	}
-	return target;
-}
-
-/* Turn the clock until resident bytes are at most the target. */
-static unsigned int evict_until(struct fnmap_runtime *rt, uint64_t want)
+/* Turn the clock until resident bytes are at most target. */
+static unsigned int evict_until(struct fnmap_runtime *rt, uint64_t target)
 {
 	struct cache *c = rt->cache;
 	size_t budget = c->ring.n * 2 + 1, passed = 0;
 	unsigned int evicted = 0;
-	uint64_t target = evict_target(c, want);
 
 	pthread_rwlock_rdlock(&rt->maps_lock);
 	cache_global_lock(rt);
-	queue_hold_writes(rt, true);
 	while (atomic_load(&c->resident) - atomic_load(&c->leaving) >
-	       (target = evict_target(c, want)) + in_use(c) && c->ring.n &&
-	       budget--) {
+	       target + in_use(c) && c->ring.n && budget--) {
 		struct clock_ent e = ring_pop(&c->ring);
 		struct fnmap *m = map_get(rt, e.slot, e.gen);
 		struct fnmap_block *b;
@@ -562,7 +535,6 @@ static unsigned int evict_until(struct fnmap_runtime *rt, uint64_t want)
 		ring_push(&c->ring, e);
 		passed++;
 	}
-	queue_hold_writes(rt, false);
 	cache_global_unlock(rt);
 	pthread_rwlock_unlock(&rt->maps_lock);
 	/* Nothing could go although too much is resident besides the
@@ -674,7 +646,7 @@ static void *evictor_main(void *arg)
 	while (!atomic_load(&rt->stopping)) {
 		struct pollfd fds[4] = { { .fd = c->efd, .events = POLLIN } };
 		int nfds = 1;
-		uint64_t v, want;
+		uint64_t cap, v, want, target;
 		bool was_stalled, stalled;
 		unsigned int evicted;
 
@@ -698,13 +670,21 @@ static void *evictor_main(void *arg)
 					rt_now_ns()));
 		}
 		drain_fresh(c);
+		cap = atomic_load(&c->capacity);
 		was_stalled = atomic_load(&c->stalled);
 		want = atomic_load(&c->refused);
 		if (!over_high(c) && !want) {
 			atomic_store(&c->stalled, false);
 			continue;
 		}
-		evicted = evict_until(rt, want);
+		target = cap - cap / 8;
+		if (want) {
+			uint64_t room = want + atomic_load(&c->reading);
+
+			target = room < target ? (cap > room ? cap - room : 0) :
+				 target;
+		}
+		evicted = evict_until(rt, target);
 		stalled = atomic_load(&c->stalled);
 		/* Room made, or fills may now overcommit: tell the
 		 * channels, which may be waiting for either. A refusal
