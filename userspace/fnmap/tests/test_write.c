@@ -311,6 +311,108 @@ static void *writer_main(void *arg)
 	return NULL;
 }
 
+/* One line of a /proc file (first line only), trailing newline cut. */
+static void read_line(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "r");
+
+	buf[0] = 0;
+	if (f) {
+		if (!fgets(buf, (int)size, f))
+			buf[0] = 0;
+		fclose(f);
+	}
+	buf[strcspn(buf, "\n")] = 0;
+}
+
+/*
+ * A thread of this process as a diagnostic: name, state, CPU time (clock
+ * ticks), wait channel, then its kernel stack if readable.
+ */
+static void task_diag(const char *tid)
+{
+	char path[64], stat[256], wchan[64], line[256];
+	unsigned long ut = 0, stime = 0;
+	const char *name, *end;
+	char state = '?';
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%.16s/stat", tid);
+	read_line(path, stat, sizeof(stat));
+	snprintf(path, sizeof(path), "/proc/self/task/%.16s/wchan", tid);
+	read_line(path, wchan, sizeof(wchan));
+	/* pid (comm) state ppid ... utime stime: 11 fields after state. */
+	name = strchr(stat, '(');
+	end = strrchr(stat, ')');
+	if (!name || !end || end < name)
+		name = end = stat;
+	else if (sscanf(end + 1, " %c %*s %*s %*s %*s %*s %*s %*s %*s %*s "
+			"%*s %lu %lu", &state, &ut, &stime) != 3)
+		state = '?';
+	diag("  task %s %.*s: %c utime %lu stime %lu wchan %s", tid,
+	     (int)(end - name + (end > name)), name, state, ut, stime,
+	     wchan[0] ? wchan : "-");
+	snprintf(path, sizeof(path), "/proc/self/task/%.16s/stack", tid);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = 0;
+		diag("    %s", line);
+	}
+	fclose(f);
+}
+
+/*
+ * Why writers are slow, as TAP diagnostics: each writer's passes against
+ * the target, the runtime's counters, and every thread of this process
+ * (state and wait channel, and its kernel stack where readable).
+ */
+static void concurrent_diag(struct fnmap *m, const struct writer *w,
+			    const uint64_t *after, unsigned int n,
+			    uint64_t waited_ms)
+{
+	struct fnmap_stats st;
+	struct dirent *de;
+	unsigned int i;
+	DIR *d;
+
+	diag("concurrent: after %llu waits of 1 ms:",
+	     (unsigned long long)waited_ms);
+	for (i = 0; i < n; i++)
+		diag("  writer %u: pass %llu, waiting for %llu", i,
+		     (unsigned long long)atomic_load(&w[i].done_version),
+		     (unsigned long long)after[i]);
+	fnmap_stats(m, &st);
+	diag("  faults %llu wp %llu joined %llu fills %llu reads %llu "
+	     "writes %llu io_errors %llu", (unsigned long long)st.faults,
+	     (unsigned long long)st.faults_wp,
+	     (unsigned long long)st.faults_joined,
+	     (unsigned long long)st.fills, (unsigned long long)st.reads,
+	     (unsigned long long)st.writes, (unsigned long long)st.io_errors);
+	diag("  budget now %llu capacity %llu pressure events %llu shrinks "
+	     "%llu overcommit %llu", (unsigned long long)st.budget_now,
+	     (unsigned long long)st.capacity,
+	     (unsigned long long)st.pressure_events,
+	     (unsigned long long)st.shrinks,
+	     (unsigned long long)st.overcommit);
+	diag("  resident %llu dirty %llu evictions %llu (dirty %llu) syncs "
+	     "%llu service max %llu ns queue wait max %llu ns inflight max %llu",
+	     (unsigned long long)st.resident, (unsigned long long)st.dirty,
+	     (unsigned long long)st.evictions,
+	     (unsigned long long)st.evictions_dirty,
+	     (unsigned long long)st.syncs,
+	     (unsigned long long)st.service_max_ns,
+	     (unsigned long long)st.queue_wait_max_ns,
+	     (unsigned long long)st.inflight_max);
+	d = opendir("/proc/self/task");
+	while (d && (de = readdir(d)))
+		if (de->d_name[0] != '.')
+			task_diag(de->d_name);
+	if (d)
+		closedir(d);
+}
+
 static void test_concurrent(const char *path, uint64_t budget)
 {
 	enum { N = 4 };
@@ -369,10 +471,13 @@ static void test_concurrent(const char *path, uint64_t budget)
 				continue;
 			}
 			usleep(1000);
-			waited_ms++;
+			/* Slow (a few seconds is usual): say where it is. */
+			if (++waited_ms == 20000)
+				concurrent_diag(m, w, after, N, waited_ms);
 		}
-		ok(waited_ms < 120000, "concurrent: every writer made two more "
-		   "passes after the last sync");
+		if (!ok(waited_ms < 120000, "concurrent: every writer made two "
+			"more passes after the last sync"))
+			concurrent_diag(m, w, after, N, waited_ms);
 	}
 	atomic_store(&stop, true);
 	for (i = 0; i < N; i++)
