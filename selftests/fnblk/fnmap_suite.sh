@@ -51,6 +51,9 @@ fold() {
 			ok "$name: ${line#ok * - }" ;;
 		"1..0 # SKIP"*)
 			skip "$name" "${line#1..0 # SKIP }" ;;
+		"#"*)
+			# A program's diagnostics (why a check failed).
+			echo "# $name:${line#\#}" ;;
 		esac
 	done <"$TMP/$name.out"
 	if [ $rc -ne 0 ] && [ $bad -eq 0 ]; then
