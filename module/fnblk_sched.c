@@ -47,6 +47,22 @@ static void link_add_tail(struct fnblk_link *n, struct fnblk_link *h)
 	h->prev = n;
 }
 
+/*
+ * Put u on the grace list, which is kept in the order of idle_ns: a user
+ * whose grace starts now belongs at the tail, unless the host moved a
+ * grace on past now (grace_end), so look from the tail.
+ */
+static void grace_add(struct fnblk_sched *s, struct fnblk_user *u)
+{
+	struct fnblk_link *pos = s->grace.prev;
+
+	while (pos != &s->grace &&
+	       before(u->idle_ns,
+		      link_entry(pos, struct fnblk_user, grace)->idle_ns))
+		pos = pos->prev;
+	link_add_tail(&u->grace, pos->next);
+}
+
 static void link_del(struct fnblk_link *n)
 {
 	n->prev->next = n->next;
@@ -370,7 +386,7 @@ static void deliver(struct fnblk_sched *s, struct fnblk_req *rq)
 	if (rq->shared && !--u->nr_pending) {
 		u->idle_ns = rq->done_ns;
 		u->in_grace = true;
-		link_add_tail(&u->grace, &s->grace);
+		grace_add(s, u);
 	}
 	s->ops->complete(s, rq);
 }
@@ -510,6 +526,16 @@ static void expire_grace(struct fnblk_sched *s)
 	while (grace_due(s) <= s->now) {
 		u = link_entry(s->grace.next, struct fnblk_user, grace);
 		link_del(&u->grace);
+		if (s->ops->grace_end) {
+			u64 t = s->ops->grace_end(s, u);
+
+			/* A later request the core did not see: start again. */
+			if (before(u->idle_ns, t)) {
+				u->idle_ns = t;
+				grace_add(s, u);
+				continue;
+			}
+		}
 		u->in_grace = false;
 		held = s->vtime - u->leave_vtime;
 		rate_before = s->rate;

@@ -160,6 +160,16 @@ struct fnblk_sched_ops {
 	 */
 	void (*start)(struct fnblk_sched *s, const struct fnblk_req *rq);
 	void (*depart)(struct fnblk_sched *s, const struct fnblk_req *rq);
+	/*
+	 * Optional, for a host that takes some requests past the core (the
+	 * module's fast path, Documentation/model.rst "Requests past the
+	 * core"): u's grace, counted from u->idle_ns, is due. Return the
+	 * delivery time of u's last request the core did not see, if later
+	 * than u->idle_ns (its grace then runs from that time), or else
+	 * u->idle_ns, after which the host takes no such request of u until
+	 * the core has seen one again: u leaves n.
+	 */
+	u64 (*grace_end)(struct fnblk_sched *s, struct fnblk_user *u);
 };
 
 struct fnblk_sched {
