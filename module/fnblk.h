@@ -17,9 +17,11 @@
 #ifndef FNBLK_H
 #define FNBLK_H
 
+#include <linux/atomic.h>
 #include <linux/bio.h>
 #include <linux/bits.h>
 #include <linux/hrtimer.h>
+#include <linux/percpu.h>
 #include <linux/rwsem.h>
 #include <linux/sizes.h>
 #include <linux/spinlock.h>
@@ -90,11 +92,33 @@ struct fnblk_stats {
 	u64 size_hist[2][FNBLK_RSIZE_BINS];	/* reads, writes */
 };
 
+/*
+ * Counters of the requests the fast path takes past the core (io.c), per
+ * CPU; they only grow, and are zeroed only with the fast path stopped.
+ */
+struct fnblk_fast_stats {
+	u64 ops[2];			/* reads, writes */
+	u64 bytes[2];
+	u64 kthread_ops;
+	u64 kthread_bytes;
+	u64 size_hist[2][FNBLK_RSIZE_BINS];
+};
+
 /* A user as the device knows it: scheduler state plus its counters. */
 struct fnblk_dev_user {
 	struct fnblk_user su;
 	u64 ops[2];			/* read, write (incl. flush, discard) */
 	u64 bytes[2];
+	/*
+	 * The fast path's part (io.c): lease is 0 (closed) or the delivery
+	 * time of the user's last request in its grace, which the fast path
+	 * moves forward without dev->lock; the core's grace_end hook reads
+	 * it, and closes it when the grace ends. fast_ops and fast_bytes
+	 * count those requests; the user's totals are ops + fast_ops.
+	 */
+	atomic64_t lease;
+	atomic64_t fast_ops[2];
+	atomic64_t fast_bytes[2];
 	u64 wait_ns;			/* sum of queueing delays */
 	u64 start_ns;			/* start time of the task it is, 0: any */
 	u64 last_ns;			/* last request submitted */
@@ -184,6 +208,8 @@ struct fnblk_dev {
 	struct fnblk_dev_user overflow;
 	u64 overflows;			/* requests charged to it */
 	struct delayed_work reap_work;	/* frees idle users */
+	struct fnblk_fast_stats __percpu *fast;	/* the fast path's counters */
+	unsigned int fast_off;		/* > 0: fast path stopped (RCU) */
 	struct fnblk_faults faults;
 	bool reap_soon;			/* reap_work queued to run now */
 	u64 serial;			/* unique per device ever added */
@@ -280,6 +306,25 @@ struct fnblk_dev_user *fnblk_user_get_locked(struct fnblk_dev *dev,
 /* The user of key, created if missing, for a weight set by hand. */
 struct fnblk_dev_user *fnblk_user_get_key_locked(struct fnblk_dev *dev,
 						 u64 key, gfp_t gfp);
+/*
+ * The user a bio submitted by current counts as, if it is in the table
+ * for the current key mode; NULL if not (or if only the locked path can
+ * tell). Under rcu_read_lock(), without dev->lock: the user stays
+ * allocated until rcu_read_unlock().
+ */
+struct fnblk_dev_user *fnblk_user_find_rcu(struct fnblk_dev *dev,
+					   struct bio *bio);
+/* A user's totals, its fast-path requests included. */
+static inline u64 fnblk_user_ops(const struct fnblk_dev_user *u, int dir)
+{
+	return u->ops[dir] + atomic64_read(&u->fast_ops[dir]);
+}
+
+static inline u64 fnblk_user_bytes(const struct fnblk_dev_user *u, int dir)
+{
+	return u->bytes[dir] + atomic64_read(&u->fast_bytes[dir]);
+}
+
 /* Zero every user's counters (stats reset); the caller reaps after. */
 void fnblk_users_reset_locked(struct fnblk_dev *dev, u64 now);
 /* The key mode changed: every user of the old one is retired. */
@@ -335,6 +380,9 @@ struct fnblk_snapshot {
 
 void fnblk_stats_complete(struct fnblk_dev *dev, struct fnblk_io *io,
 			  struct fnblk_dev_user *u);
+/* Count a request of u that the fast path took, without dev->lock. */
+void fnblk_stats_fast(struct fnblk_dev *dev, struct fnblk_dev_user *u,
+		      int dir, u32 bytes, bool kthread);
 void fnblk_stats_snapshot(struct fnblk_dev *dev, struct fnblk_snapshot *snap);
 void fnblk_stats_reset(struct fnblk_dev *dev);
 

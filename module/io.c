@@ -28,6 +28,42 @@ static struct fnblk_dev *sched_dev(struct fnblk_sched *s)
 	return s->priv;
 }
 
+/*
+ * The fast path's lease on u (see fnblk_io_fast): u's grace began at t
+ * (under dev->lock). It only moves forward, and a fast path on another
+ * CPU may have moved it already.
+ */
+static void fnblk_lease_open(struct fnblk_dev_user *u, u64 t)
+{
+	s64 old = atomic64_read(&u->lease);
+
+	do {
+		if (old >= (s64)t)
+			return;
+	} while (!atomic64_try_cmpxchg(&u->lease, &old, t));
+}
+
+/*
+ * The core's grace_end hook: u's grace, begun at su->idle_ns, is due.
+ * A later lease is the delivery time of a request the fast path took: the
+ * grace runs on from it. Otherwise close the lease, so that no fast path
+ * takes a request of u any more, and u leaves n; a fast path that loses
+ * this race takes the locked path, which sees u idle.
+ */
+static u64 fnblk_grace_end(struct fnblk_sched *s, struct fnblk_user *su)
+{
+	struct fnblk_dev_user *u = container_of(su, struct fnblk_dev_user, su);
+	s64 lease = atomic64_read(&u->lease);
+
+	do {
+		if (lease > (s64)su->idle_ns) {
+			u->last_ns = lease;
+			return lease;
+		}
+	} while (!atomic64_try_cmpxchg(&u->lease, &lease, 0));
+	return su->idle_ns;
+}
+
 static void fnblk_complete(struct fnblk_sched *s, struct fnblk_req *rq)
 {
 	struct fnblk_dev *dev = sched_dev(s);
@@ -37,6 +73,8 @@ static void fnblk_complete(struct fnblk_sched *s, struct fnblk_req *rq)
 
 	fnblk_stats_complete(dev, io, u);
 	trace_fnblk_complete(dev, io);
+	if (rq->user->in_grace)
+		fnblk_lease_open(u, rq->user->idle_ns);
 	if (!fnblk_fault_deliver_locked(dev, &io->fault, io->bio,
 					rq->submit_ns, s->now))
 		bio_list_add(&dev->done, io->bio);
@@ -76,6 +114,7 @@ const struct fnblk_sched_ops fnblk_sched_ops = {
 	.activity = fnblk_activity,
 	.start = IS_ENABLED(CONFIG_TRACEPOINTS) ? fnblk_service_start : NULL,
 	.depart = IS_ENABLED(CONFIG_TRACEPOINTS) ? fnblk_depart : NULL,
+	.grace_end = fnblk_grace_end,
 };
 
 /* Arm the timer for the scheduler's next event. */
@@ -240,7 +279,8 @@ static void fnblk_io_enqueue_locked(struct fnblk_dev *dev,
 				    struct fnblk_io *io, u64 now)
 	__must_hold(&dev->lock)
 {
-	u->kthread |= io->kthread;
+	if (io->kthread && !u->kthread)
+		WRITE_ONCE(u->kthread, true);	/* read by fnblk_io_fast */
 	u->inflight++;
 	trace_fnblk_submit(dev, io, u->su.key);
 	fnblk_sched_submit(&dev->sched, &u->su, &io->rq, now);
@@ -266,6 +306,71 @@ static bool fnblk_io_completes_inline(const struct fnblk_dev *dev)
 	       !READ_ONCE(dev->sched.p.latency_ns);
 }
 
+/* Is a tracepoint of the request path on? Then every request is traced. */
+static bool fnblk_io_traced(void)
+{
+	return trace_fnblk_submit_enabled() ||
+	       trace_fnblk_service_start_enabled() ||
+	       trace_fnblk_depart_enabled() ||
+	       trace_fnblk_complete_enabled();
+}
+
+/*
+ * The fast path (Documentation/model.rst, "Requests past the core"): a
+ * read or write counted in n whose data have moved, on a device unthrottled without
+ * latency, of a user in its grace since a request at most a grace ago,
+ * is accounted without dev->lock and without the core. For the core it
+ * is one more request of an active user, delivered when it arrived: it
+ * changes no n, only the time the user's grace runs from, which the
+ * fast path moves forward in the user's lease (a compare-and-exchange
+ * against the core closing the lease when that grace ends, see
+ * fnblk_grace_end). Its counters are per CPU and per user. False: take
+ * the locked path.
+ */
+static bool fnblk_io_fast(struct fnblk_dev *dev, struct bio *bio,
+			  const struct fnblk_fault *fault)
+{
+	bool kthread = current->flags & PF_KTHREAD;
+	struct fnblk_dev_user *u;
+	s64 grace, lease, now;
+	u8 op = fnblk_bio_op(bio);
+
+	if ((op != FNBLK_OP_READ && op != FNBLK_OP_WRITE) ||
+	    fault->error != FNBLK_FAULT_NONE || bio->bi_status ||
+	    fnblk_io_traced())
+		return false;
+	rcu_read_lock();
+	/*
+	 * Throttled or stopped (a stats reset) since we looked; a read that
+	 * is not counted in n (users writes) is left to the locked path.
+	 */
+	if (!fnblk_io_completes_inline(dev) || READ_ONCE(dev->fast_off) ||
+	    (op == FNBLK_OP_READ &&
+	     READ_ONCE(dev->sched.p.users) != FNBLK_USERS_ALL))
+		goto locked;
+	u = fnblk_user_find_rcu(dev, bio);
+	if (!u || (kthread && !READ_ONCE(u->kthread)))
+		goto locked;
+	grace = READ_ONCE(dev->sched.p.grace_ns);
+	now = ktime_get_ns();
+	lease = atomic64_read(&u->lease);
+	do {
+		/* Closed, or its grace is over: the core must see the end. */
+		if (!lease || now - lease >= grace)
+			goto locked;
+		/* A request of u on another CPU came later. */
+		if (now <= lease)
+			break;
+	} while (!atomic64_try_cmpxchg(&u->lease, &lease, now));
+	fnblk_stats_fast(dev, u, op == FNBLK_OP_WRITE, bio->bi_iter.bi_size,
+			 kthread);
+	rcu_read_unlock();
+	return true;
+locked:
+	rcu_read_unlock();
+	return false;
+}
+
 /*
  * The request takes no time in the model: copy first, then submit and
  * deliver it under one lock, at one reading of the clock (in an emulated
@@ -283,6 +388,10 @@ static void fnblk_io_submit_inline(struct fnblk_dev *dev, struct bio *bio,
 
 	on_stack.bio = bio;
 	fnblk_io_copy(dev, &on_stack, gfp);
+	if (fnblk_io_fast(dev, bio, fault)) {
+		bio_endio(bio);
+		return;
+	}
 	spin_lock_bh(&dev->lock);
 	u = fnblk_user_get_locked(dev, bio, gfp);
 	if (IS_ERR(u)) {

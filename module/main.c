@@ -240,6 +240,11 @@ int fnblk_dev_add(struct fnblk_config *cfg, int id, struct fnblk_dev **out,
 	dev = kvzalloc(sizeof(*dev), GFP_KERNEL);
 	if (!dev)
 		return -ENOMEM;
+	dev->fast = alloc_percpu(struct fnblk_fast_stats);
+	if (!dev->fast) {
+		kvfree(dev);
+		return -ENOMEM;
+	}
 	if (id >= 0)
 		ret = idr_alloc(&fnblk_idr, dev, id, id + 1, GFP_KERNEL);
 	else
@@ -276,6 +281,7 @@ remove_id:
 	idr_remove(&fnblk_idr, dev->id);
 	fnblk_store_destroy(&dev->store);
 free_dev:
+	free_percpu(dev->fast);
 	kvfree(dev);
 	return ret;
 }
@@ -290,6 +296,7 @@ static void fnblk_dev_remove(struct fnblk_dev *dev)
 	fnblk_faults_destroy(dev);
 	fnblk_users_destroy(dev);
 	fnblk_store_destroy(&dev->store);
+	free_percpu(dev->fast);
 	kvfree(dev);
 }
 

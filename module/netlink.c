@@ -367,10 +367,10 @@ static int fnblk_fill_user(struct sk_buff *skb, struct fnblk_dev *dev,
 	    (u->kthread && nla_put_flag(skb, FNBLK_USER_KTHREAD)) ||
 	    (u->su.active && nla_put_flag(skb, FNBLK_USER_ACTIVE)) ||
 	    nla_put_u32(skb, FNBLK_USER_WEIGHT, u->su.weight) ||
-	    PUT64(FNBLK_USER_READ_OPS, u->ops[0]) ||
-	    PUT64(FNBLK_USER_READ_BYTES, u->bytes[0]) ||
-	    PUT64(FNBLK_USER_WRITE_OPS, u->ops[1]) ||
-	    PUT64(FNBLK_USER_WRITE_BYTES, u->bytes[1]) ||
+	    PUT64(FNBLK_USER_READ_OPS, fnblk_user_ops(u, 0)) ||
+	    PUT64(FNBLK_USER_READ_BYTES, fnblk_user_bytes(u, 0)) ||
+	    PUT64(FNBLK_USER_WRITE_OPS, fnblk_user_ops(u, 1)) ||
+	    PUT64(FNBLK_USER_WRITE_BYTES, fnblk_user_bytes(u, 1)) ||
 	    PUT64(FNBLK_USER_ACTIVE_NS, fnblk_user_active_ns(&u->su, now)) ||
 	    PUT64(FNBLK_USER_WAIT_NS, u->wait_ns) ||
 	    PUT64(FNBLK_USER_ACTIVATIONS, u->su.activations)) {

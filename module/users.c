@@ -50,6 +50,20 @@ static void user_init(struct fnblk_dev *dev, struct fnblk_dev_user *u,
 	u->epoch = dev->key_epoch;
 }
 
+/* Move what the fast path counted for u to the retired bucket. */
+static void user_retire_fast_locked(struct fnblk_dev *dev,
+				    struct fnblk_dev_user *u)
+	__must_hold(&dev->lock)
+{
+	struct fnblk_retired *r = &dev->retired;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		r->ops[i] += atomic64_xchg(&u->fast_ops[i], 0);
+		r->bytes[i] += atomic64_xchg(&u->fast_bytes[i], 0);
+	}
+}
+
 /* Move an idle user's totals to the retired bucket. */
 static void user_retire_locked(struct fnblk_dev *dev,
 			       struct fnblk_dev_user *u, u64 now)
@@ -62,6 +76,7 @@ static void user_retire_locked(struct fnblk_dev *dev,
 		r->ops[i] += u->ops[i];
 		r->bytes[i] += u->bytes[i];
 	}
+	user_retire_fast_locked(dev, u);
 	r->wait_ns += u->wait_ns;
 	r->active_ns += fnblk_user_active_ns(&u->su, now);
 	r->activations += u->su.activations;
@@ -107,12 +122,12 @@ void fnblk_users_init(struct fnblk_dev *dev)
  * that process (0 where a key cannot be reused), which tells a reused pid
  * from the process that had it before.
  */
-static u64 user_identity(struct fnblk_dev *dev, struct bio *bio, u64 *start)
+static u64 user_identity(u8 mode, struct bio *bio, u64 *start)
 {
 	struct cgroup_subsys_state *css;
 
 	*start = 0;
-	switch (dev->cfg.key) {
+	switch (mode) {
 	case FNBLK_KEY_CGROUP:
 		/* Cgroup ids are never reused. */
 		css = bio_blkcg_css(bio);
@@ -123,7 +138,7 @@ static u64 user_identity(struct fnblk_dev *dev, struct bio *bio, u64 *start)
 		/* Every kernel thread (flusher, kworkers) is one user, 0. */
 		if (current->flags & PF_KTHREAD)
 			return 0;
-		if (dev->cfg.key == FNBLK_KEY_PID) {
+		if (mode == FNBLK_KEY_PID) {
 			*start = current->start_time;
 			return current->pid;
 		}
@@ -224,7 +239,7 @@ struct fnblk_dev_user *fnblk_user_get_locked(struct fnblk_dev *dev,
 	 * is then stale (rebound when found).
 	 */
 	for (;;) {
-		key = user_identity(dev, bio, &start);
+		key = user_identity(dev->cfg.key, bio, &start);
 		u = xa_load(&dev->users, key);
 		if (u) {
 			user_rebind_locked(dev, u, start);
@@ -243,6 +258,29 @@ struct fnblk_dev_user *fnblk_user_get_locked(struct fnblk_dev *dev,
 			return ERR_PTR(ret);
 	}
 	u->last_ns = dev->sched.now;
+	return u;
+}
+
+struct fnblk_dev_user *fnblk_user_find_rcu(struct fnblk_dev *dev,
+					   struct bio *bio)
+{
+	struct fnblk_dev_user *u;
+	u64 key, start;
+
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "fnblk_user_find_rcu");
+	key = user_identity(READ_ONCE(dev->cfg.key), bio, &start);
+	if (key > ULONG_MAX)
+		return NULL;
+	u = xa_load(&dev->users, key);
+	/*
+	 * A user of another key mode, or another process's, is rebound by
+	 * the locked path. A user the fast path may take is busy (its lease
+	 * is open), so neither its epoch nor its start time changes under
+	 * us; if it is not, its lease is closed and the caller finds that.
+	 */
+	if (!u || READ_ONCE(u->epoch) != READ_ONCE(dev->key_epoch) ||
+	    (start && READ_ONCE(u->start_ns) != start))
+		return NULL;
 	return u;
 }
 
@@ -273,6 +311,7 @@ void fnblk_users_reset_locked(struct fnblk_dev *dev, u64 now)
 {
 	struct fnblk_dev_user *u;
 	unsigned long key;
+	int i;
 
 	memset(&dev->retired, 0, sizeof(dev->retired));
 	dev->overflows = 0;
@@ -280,6 +319,11 @@ void fnblk_users_reset_locked(struct fnblk_dev *dev, u64 now)
 		fnblk_user_reset_stats(&u->su, now);
 		memset(u->ops, 0, sizeof(u->ops));
 		memset(u->bytes, 0, sizeof(u->bytes));
+		/* The fast path is stopped (fnblk_stats_reset). */
+		for (i = 0; i < 2; i++) {
+			atomic64_set(&u->fast_ops[i], 0);
+			atomic64_set(&u->fast_bytes[i], 0);
+		}
 		u->wait_ns = 0;
 	}
 	u = &dev->overflow;
@@ -342,6 +386,18 @@ void fnblk_users_reap(struct fnblk_dev *dev, enum fnblk_reap how)
 		/* Stopped early at key, which is still to be looked at. */
 		more = u;
 		spin_unlock_bh(&dev->lock);
+		if (n) {
+			/*
+			 * A fast path that found a victim before it left the
+			 * table may still be counting for it: what it adds
+			 * is retired once every such path has ended.
+			 */
+			synchronize_rcu();
+			spin_lock_bh(&dev->lock);
+			for (i = 0; i < n; i++)
+				user_retire_fast_locked(dev, victim[i]);
+			spin_unlock_bh(&dev->lock);
+		}
 		for (i = 0; i < n; i++)
 			kfree(victim[i]);
 		cond_resched();

@@ -538,6 +538,17 @@ static inline int run_writers(const struct wspec *ws, int n, struct wres *res,
 	return run_writers_hook(ws, n, res, duration_ns, NULL, NULL);
 }
 
+/* The sum of n counters (a histogram's bins). */
+static inline uint64_t sum_u64(const uint64_t *v, int n)
+{
+	uint64_t s = 0;
+	int i;
+
+	for (i = 0; i < n; i++)
+		s += v[i];
+	return s;
+}
+
 static inline double secs(uint64_t ns)
 {
 	return (double)ns / 1e9;

@@ -536,16 +536,6 @@ TEST_F(nl, dump_spans_messages)
 	}
 }
 
-static uint64_t sum(const uint64_t *v, int n)
-{
-	uint64_t s = 0;
-	int i;
-
-	for (i = 0; i < n; i++)
-		s += v[i];
-	return s;
-}
-
 /* Per-user bytes add up to the device's; the n histogram to elapsed time. */
 TEST_F(nl, counters_add_up)
 {
@@ -591,11 +581,11 @@ TEST_F(nl, counters_add_up)
 	EXPECT_EQ(3, s.v[FNBLK_STAT_PEAK_ACTIVE]);
 	EXPECT_EQ(0, s.v[FNBLK_STAT_INFLIGHT]);
 	/* Every nanosecond is at some n; integral of n matches the bins. */
-	EXPECT_EQ(s.v[FNBLK_STAT_ELAPSED_NS], sum(s.n_hist, FNBLK_NHIST_BINS));
+	EXPECT_EQ(s.v[FNBLK_STAT_ELAPSED_NS], sum_u64(s.n_hist, FNBLK_NHIST_BINS));
 	for (i = 0; i < FNBLK_NHIST_EXACT; i++)
 		weighted += i * s.n_hist[i];
 	EXPECT_EQ(s.v[FNBLK_STAT_N_TIME_SUM], weighted);
-	EXPECT_EQ(uops, sum(s.lat_hist, FNBLK_LHIST_BINS));
+	EXPECT_EQ(uops, sum_u64(s.lat_hist, FNBLK_LHIST_BINS));
 	/* Each activation and each return to idle is one event. */
 	EXPECT_EQ(2 * s.v[FNBLK_STAT_ACTIVATIONS] + 1, s.v[FNBLK_STAT_EVENTS]);
 

@@ -9,6 +9,7 @@
  */
 #define _GNU_SOURCE
 #include <linux/sched.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -761,6 +762,241 @@ TEST_F_TIMEOUT(users, key_change_races_new_users, 180)
 	}
 	munmap(sh, map_bytes);
 	free(big.u);
+}
+
+/*
+ * ---- the fast path: requests of a user in its grace on a device
+ * unthrottled without latency, counted without the device lock ----
+ */
+
+#define FP_THREADS	8
+#define FP_SLOTS	1024	/* 4 KiB blocks each writer cycles over */
+
+struct fp_writer {
+	pthread_t tid;
+	int fd;
+	unsigned int idx;
+	unsigned int writes;	/* that many, or 0: until *stop */
+	unsigned int pause_us;	/* random pause up to this after each */
+	volatile int *stop;
+	uint64_t done;
+	int error;
+};
+
+static void *fp_write(void *arg)
+{
+	struct fp_writer *w = arg;
+	unsigned int seed = w->idx + 1, k;
+	off_t off;
+	void *buf;
+
+	if (posix_memalign(&buf, 4096, 4096)) {
+		w->error = ENOMEM;
+		return NULL;
+	}
+	memset(buf, 0x5a, 4096);
+	for (k = 0; w->writes ? k < w->writes : !*w->stop; k++) {
+		off = (off_t)(w->idx * FP_SLOTS + k % FP_SLOTS) * 4096;
+		if (pwrite(w->fd, buf, 4096, off) != 4096) {
+			w->error = errno ? errno : EIO;
+			break;
+		}
+		w->done++;
+		if (w->pause_us)
+			usleep(rand_r(&seed) % w->pause_us);
+	}
+	free(buf);
+	return NULL;
+}
+
+/* n writer threads of this process (one user under key tgid). */
+static int fp_start(struct fp_writer *w, unsigned int n, unsigned int writes,
+		    unsigned int pause_us, volatile int *stop)
+{
+	int fd = open(DEVPATH, O_WRONLY | O_DIRECT);
+	unsigned int i;
+
+	if (fd < 0)
+		return -1;
+	for (i = 0; i < n; i++) {
+		w[i] = (struct fp_writer){ .fd = fd, .idx = i, .writes = writes,
+					   .pause_us = pause_us, .stop = stop };
+		if (pthread_create(&w[i].tid, NULL, fp_write, &w[i]))
+			return -1;
+	}
+	return 0;
+}
+
+/* Join them; the writes they made, or -1 if one failed. */
+static int64_t fp_join(struct fp_writer *w, unsigned int n)
+{
+	uint64_t done = 0;
+	unsigned int i;
+	int error = 0;
+
+	for (i = 0; i < n; i++) {
+		pthread_join(w[i].tid, NULL);
+		done += w[i].done;
+		if (w[i].error)
+			error = w[i].error;
+	}
+	close(w[0].fd);
+	return error ? -1 : (int64_t)done;
+}
+
+/*
+ * What every check of the fast path ends with, once the writers are done
+ * and past the grace: the counters hold exactly the writes made, the
+ * user's records add up to them, nothing is in flight or active, and the
+ * histogram of n covers the elapsed time.
+ */
+static void fp_check_exact(struct __test_metadata *_metadata,
+			   struct fnl *c, struct fnl_users *us,
+			   uint64_t writes)
+{
+	const struct fnl_user *u;
+	struct fnl_stats s;
+
+	ASSERT_EQ(0, fnl_stats(c, DEV, &s));
+	ASSERT_EQ(0, fnl_users(c, DEV, us));
+	EXPECT_EQ(writes, s.v[FNBLK_STAT_WRITE_OPS]);
+	EXPECT_EQ(writes * 4096, s.v[FNBLK_STAT_WRITE_BYTES]);
+	EXPECT_EQ(0U, s.v[FNBLK_STAT_ERRORS]);
+	EXPECT_EQ(writes, sum_u64(s.lat_hist, FNBLK_LHIST_BINS));
+	EXPECT_EQ(writes, s.size_hist[1][3]);	/* [4 KiB, 8 KiB) */
+	EXPECT_EQ(0U, s.v[FNBLK_STAT_INFLIGHT]);
+	EXPECT_EQ(0U, s.v[FNBLK_STAT_NR_ACTIVE]);
+	EXPECT_EQ(s.v[FNBLK_STAT_ELAPSED_NS],
+		  sum_u64(s.n_hist, FNBLK_NHIST_BINS));
+	EXPECT_EQ(s.v[FNBLK_STAT_WRITE_BYTES], sum_write_bytes(us));
+	u = find_key(us, (uint64_t)getpid());
+	ASSERT_NE(NULL, u);
+	EXPECT_EQ(writes, u->write_ops);
+	EXPECT_EQ(writes * 4096, u->write_bytes);
+	EXPECT_FALSE(u->active);
+	EXPECT_LE(1U, u->activations);
+	EXPECT_EQ(s.v[FNBLK_STAT_ACTIVATIONS], u->activations);
+}
+
+/* Eight threads of one user: every write counted, once. */
+TEST_F(users, fast_path_counts_exact)
+{
+	struct fp_writer w[FP_THREADS];
+	int64_t done;
+
+	ASSERT_EQ(0, dev_add(&self->c, &DEV_CFG(.name = DEV, .bw = 0,
+						 .grace_ns = 20000000)));
+	ASSERT_EQ(0, fp_start(w, FP_THREADS, 1000, 0, NULL));
+	done = fp_join(w, FP_THREADS);
+	ASSERT_EQ(FP_THREADS * 1000, done);
+	usleep(100000);		/* past the grace */
+	fp_check_exact(_metadata, &self->c, &self->us, (uint64_t)done);
+}
+
+/*
+ * A user whose grace (1 ms) ends again and again while its other threads
+ * take the fast path, and stats snapshots run the core meanwhile.
+ */
+TEST_F(users, fast_path_races_grace_end)
+{
+	struct fp_writer w[FP_THREADS];
+	volatile int stop = 0;
+	struct fnl_stats s;
+	uint64_t deadline;
+	int64_t done;
+
+	ASSERT_EQ(0, dev_add(&self->c, &DEV_CFG(.name = DEV, .bw = 0,
+						 .grace_ns = 1000000)));
+	ASSERT_EQ(0, fp_start(w, 4, 0, 3000, &stop));
+	deadline = now_ns() + 1500000000ULL;
+	while (now_ns() < deadline)
+		ASSERT_EQ(0, fnl_stats(&self->c, DEV, &s));
+	stop = 1;
+	done = fp_join(w, 4);
+	ASSERT_LT(0, done);
+	usleep(100000);
+	fp_check_exact(_metadata, &self->c, &self->us, (uint64_t)done);
+	TH_LOG("%lld writes, %llu activations", (long long)done,
+	       (unsigned long long)find_key(&self->us, getpid())->activations);
+}
+
+/* Set the key mode, once no user is active (it changes only then). */
+static int fp_set_key(struct fnl *c, uint8_t key, unsigned int *busy)
+{
+	uint64_t give_up = now_ns() + 10000000000ULL;
+	int ret;
+
+	while ((ret = dev_set(c, &DEV_CFG(.name = DEV, .key = key))) ==
+	       -EBUSY && now_ns() < give_up) {
+		++*busy;
+		usleep(1000);
+	}
+	return ret;
+}
+
+/*
+ * Stats resets and key mode changes under the fast path: the writers
+ * pause for up to 4 ms (the grace is 0.5 ms), so the device is idle now
+ * and then and the key mode can change. Afterwards the records add up,
+ * and a run of known writes is counted exactly.
+ */
+TEST_F_TIMEOUT(users, fast_path_races_reset_and_key_change, 120)
+{
+	static const uint8_t keys[] = { FNBLK_KEY_PID, FNBLK_KEY_SINGLE,
+					FNBLK_KEY_TGID };
+	unsigned int i, changes = 0, busy = 0;
+	struct fp_writer w[FP_THREADS];
+	volatile int stop = 0;
+	struct fnl_stats s;
+	uint64_t deadline;
+	int64_t done;
+	int ret;
+
+	ASSERT_EQ(0, write_param("user_retain_s", "0"));
+	ASSERT_EQ(0, dev_add(&self->c, &DEV_CFG(.name = DEV, .bw = 0,
+						 .grace_ns = 500000)));
+	ASSERT_EQ(0, fp_start(w, 4, 0, 4000, &stop));
+	deadline = now_ns() + 1500000000ULL;
+	for (i = 0; now_ns() < deadline; i++) {
+		ret = fnl_simple(&self->c, FNBLK_CMD_STATS_RESET, DEV);
+		if (!ret)
+			ret = dev_set(&self->c, &DEV_CFG(.name = DEV,
+						.key = keys[changes % 3]));
+		if (ret == -EBUSY) {	/* a user was active */
+			busy++;
+			continue;
+		}
+		EXPECT_EQ(0, ret);
+		if (ret)
+			break;
+		changes++;
+		ret = fnl_stats(&self->c, DEV, &s);
+		EXPECT_EQ(0, ret);
+		if (ret)
+			break;
+	}
+	stop = 1;
+	ASSERT_LT(0, fp_join(w, 4));
+	TH_LOG("%u key changes, %u refused while a user was active", changes,
+	       busy);
+	ASSERT_EQ(0, fp_set_key(&self->c, FNBLK_KEY_TGID, &busy));
+	/* Users of the other key modes are retired (the reaper, 100 ms). */
+	usleep(500000);
+	ASSERT_EQ(0, fnl_stats(&self->c, DEV, &s));
+	ASSERT_EQ(0, fnl_users(&self->c, DEV, &self->us));
+	EXPECT_EQ(0U, s.v[FNBLK_STAT_INFLIGHT]);
+	EXPECT_EQ(s.v[FNBLK_STAT_WRITE_BYTES], sum_write_bytes(&self->us));
+	EXPECT_EQ(s.v[FNBLK_STAT_WRITE_OPS] * 4096,
+		  s.v[FNBLK_STAT_WRITE_BYTES]);
+
+	/* The user of the run below stays listed (not retired when idle). */
+	ASSERT_EQ(0, write_param("user_retain_s", "60"));
+	ASSERT_EQ(0, fnl_simple(&self->c, FNBLK_CMD_STATS_RESET, DEV));
+	ASSERT_EQ(0, fp_start(w, 4, 500, 0, NULL));
+	done = fp_join(w, 4);
+	ASSERT_EQ(2000, done);
+	usleep(100000);
+	fp_check_exact(_metadata, &self->c, &self->us, (uint64_t)done);
 }
 
 TEST_HARNESS_MAIN
