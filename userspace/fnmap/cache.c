@@ -494,17 +494,40 @@ static void drain_fresh(struct cache *c)
 	pthread_mutex_unlock(&c->fresh_lock);
 }
 
-/* Turn the clock until resident bytes are at most target. */
-static unsigned int evict_until(struct fnmap_runtime *rt, uint64_t target)
+/*
+ * Where a pass evicts down to: 7/8 of the capacity, or less far if a
+ * refused admission (want bytes) needs only a little room. From the
+ * capacity of the moment: it grows while a pass runs (the pass's own
+ * evictions come back as misses that grow it), and a pass that kept the
+ * target it started with went on evicting what the walk refilled, on a
+ * loaded host once round the whole cache after the capacity had doubled.
+ */
+static uint64_t evict_target(struct cache *c, uint64_t want)
+{
+	uint64_t cap = atomic_load(&c->capacity), target = cap - cap / 8;
+
+	if (want) {
+		uint64_t room = want + atomic_load(&c->reading);
+
+		if (room < target)
+			target = cap - room;
+	}
+	return target;
+}
+
+/* Turn the clock until resident bytes are at most the target. */
+static unsigned int evict_until(struct fnmap_runtime *rt, uint64_t want)
 {
 	struct cache *c = rt->cache;
 	size_t budget = c->ring.n * 2 + 1, passed = 0;
 	unsigned int evicted = 0;
+	uint64_t target = evict_target(c, want);
 
 	pthread_rwlock_rdlock(&rt->maps_lock);
 	cache_global_lock(rt);
 	while (atomic_load(&c->resident) - atomic_load(&c->leaving) >
-	       target + in_use(c) && c->ring.n && budget--) {
+	       (target = evict_target(c, want)) + in_use(c) && c->ring.n &&
+	       budget--) {
 		struct clock_ent e = ring_pop(&c->ring);
 		struct fnmap *m = map_get(rt, e.slot, e.gen);
 		struct fnmap_block *b;
@@ -646,7 +669,7 @@ static void *evictor_main(void *arg)
 	while (!atomic_load(&rt->stopping)) {
 		struct pollfd fds[4] = { { .fd = c->efd, .events = POLLIN } };
 		int nfds = 1;
-		uint64_t cap, v, want, target;
+		uint64_t v, want;
 		bool was_stalled, stalled;
 		unsigned int evicted;
 
@@ -670,21 +693,13 @@ static void *evictor_main(void *arg)
 					rt_now_ns()));
 		}
 		drain_fresh(c);
-		cap = atomic_load(&c->capacity);
 		was_stalled = atomic_load(&c->stalled);
 		want = atomic_load(&c->refused);
 		if (!over_high(c) && !want) {
 			atomic_store(&c->stalled, false);
 			continue;
 		}
-		target = cap - cap / 8;
-		if (want) {
-			uint64_t room = want + atomic_load(&c->reading);
-
-			target = room < target ? (cap > room ? cap - room : 0) :
-				 target;
-		}
-		evicted = evict_until(rt, target);
+		evicted = evict_until(rt, want);
 		stalled = atomic_load(&c->stalled);
 		/* Room made, or fills may now overcommit: tell the
 		 * channels, which may be waiting for either. A refusal
