@@ -495,8 +495,11 @@ static void drain_fresh(struct cache *c)
 }
 
 /*
- * Where a pass evicts down to: 7/8 of the capacity, or less far if a
- * refused admission (want bytes) needs only a little room. From the
+ * Where a pass evicts down to: 7/8 of the capacity, or further if a
+ * refused admission (want bytes, besides the reads in flight) needs more
+ * room. (A refusal that needed little room used to evict just that, a
+ * block or two a pass, so the dirty blocks of a pass could not be written
+ * back as one request.) From the
  * capacity of the moment: it grows while a pass runs (the pass's own
  * evictions come back as misses that grow it), and a pass that kept the
  * target it started with went on evicting what the walk refilled, on a
@@ -509,8 +512,8 @@ static uint64_t evict_target(struct cache *c, uint64_t want)
 	if (want) {
 		uint64_t room = want + atomic_load(&c->reading);
 
-		if (room < target)
-			target = cap - room;
+		if (room > cap / 8)
+			target = cap > room ? cap - room : 0;
 	}
 	return target;
 }
@@ -525,6 +528,7 @@ static unsigned int evict_until(struct fnmap_runtime *rt, uint64_t want)
 
 	pthread_rwlock_rdlock(&rt->maps_lock);
 	cache_global_lock(rt);
+	queue_hold_writes(rt, true);
 	while (atomic_load(&c->resident) - atomic_load(&c->leaving) >
 	       (target = evict_target(c, want)) + in_use(c) && c->ring.n &&
 	       budget--) {
@@ -558,6 +562,7 @@ static unsigned int evict_until(struct fnmap_runtime *rt, uint64_t want)
 		ring_push(&c->ring, e);
 		passed++;
 	}
+	queue_hold_writes(rt, false);
 	cache_global_unlock(rt);
 	pthread_rwlock_unlock(&rt->maps_lock);
 	/* Nothing could go although too much is resident besides the

@@ -298,6 +298,9 @@ void queue_hold_kicks(bool hold);
 bool queue_kick_due(void);
 /* Queue a write piece; a copy of *r is kept. */
 void queue_write(struct fnmap_runtime *rt, const struct req *r);
+/* Hold back (true) the write pieces this thread queues, a request's
+ * worth at a time, or queue what is held (false). */
+void queue_hold_writes(struct fnmap_runtime *rt, bool hold);
 /* The next request for a channel, coalesced, with its buffers; NULL if
  * nothing may go now. demand_only: only a read a thread waits for (a
  * fault thread's own ring). */

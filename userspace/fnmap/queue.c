@@ -8,7 +8,11 @@
  * next to it, either side, up to the largest request: the cache entry of a
  * queued block points at its node, so finding a neighbour costs one look.
  * A write absorbs the write pieces that follow it in the FIFO while they
- * continue it (fnmap_sync() queues them in address order).
+ * continue it (fnmap_sync() queues them in address order). The evictor
+ * holds the pieces of its pass back and queues them a request's worth
+ * at a time: queued one by one, each was taken alone by a channel that
+ * had room (block twins, whose write-back compares each block with its
+ * twin, left channels waiting between the blocks of a pass).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -196,24 +200,79 @@ bool queue_kick_due(void)
 	return due;
 }
 
-void queue_write(struct fnmap_runtime *rt, const struct req *r)
+/* Write pieces this thread holds back (queue_hold_writes()). */
+static _Thread_local struct {
+	bool on;
+	struct req *r;
+	size_t n, cap;
+	uint64_t bytes;
+} held;
+
+static void push_writes(struct fnmap_runtime *rt, const struct req *r,
+			size_t n)
 {
 	struct queue *q = rt->queue;
+	uint64_t now = rt_now_ns();
 	uint32_t i;
+	size_t k;
 
 	pthread_mutex_lock(&q->lock);
-	while (!(i = node_alloc(q))) {
-		/* Out of memory for a node: let the channels drain. */
-		pthread_mutex_unlock(&q->lock);
-		sched_yield();
-		pthread_mutex_lock(&q->lock);
+	for (k = 0; k < n; k++) {
+		while (!(i = node_alloc(q))) {
+			/* Out of memory for a node: let the channels
+			 * drain what is queued. */
+			pthread_mutex_unlock(&q->lock);
+			channels_kick(rt);
+			sched_yield();
+			pthread_mutex_lock(&q->lock);
+		}
+		*node(q, i) = r[k];
+		node(q, i)->kind = REQ_WRITE;
+		node(q, i)->t_enq = now;
+		fifo_push(q, &q->fifo[REQ_WRITE], i);
 	}
-	*node(q, i) = *r;
-	node(q, i)->kind = REQ_WRITE;
-	node(q, i)->t_enq = rt_now_ns();
-	fifo_push(q, &q->fifo[REQ_WRITE], i);
 	pthread_mutex_unlock(&q->lock);
 	channels_kick(rt);
+}
+
+static void flush_writes(struct fnmap_runtime *rt)
+{
+	if (held.n)
+		push_writes(rt, held.r, held.n);
+	held.n = 0;
+	held.bytes = 0;
+}
+
+void queue_hold_writes(struct fnmap_runtime *rt, bool hold)
+{
+	held.on = hold;
+	if (hold)
+		return;
+	flush_writes(rt);
+	free(held.r);
+	held.r = NULL;
+	held.cap = 0;
+}
+
+void queue_write(struct fnmap_runtime *rt, const struct req *r)
+{
+	if (held.on && held.n == held.cap) {
+		size_t ncap = held.cap ? held.cap * 2 : 64;
+		struct req *p = realloc(held.r, ncap * sizeof(*p));
+
+		if (p) {
+			held.r = p;
+			held.cap = ncap;
+		}
+	}
+	if (!held.on || held.n == held.cap) {
+		push_writes(rt, r, 1);
+		return;
+	}
+	held.r[held.n++] = *r;
+	held.bytes += r->len;
+	if (held.bytes >= rt->queue->max_request)
+		flush_writes(rt);
 }
 
 /* Move node i into io as piece k (caller unlinked it). */

@@ -13,6 +13,8 @@
  * page costs two write faults, not one a page (its twin), and write-back
  * still sends only the pages this process changed: not a page changed
  * underneath by another writer, nor a page rewritten with what it held.
+ * The write-back of dirty evictions goes out in requests of several
+ * blocks.
  */
 #include <pthread.h>
 #include <signal.h>
@@ -228,6 +230,54 @@ static void test_twins(const char *path)
 	is_u64(file_word(fd, blk + 12 * 4096), word_at(blk + 12 * 4096, SEED2),
 	       "twins: a write after the sync is written at close");
 	close(fd);
+}
+
+/*
+ * Write-back of evictions coalesces: every page of a 32 MiB file written
+ * in order under an 8 MiB budget, so the evictor writes the dirty
+ * (twinned) blocks back a pass at a time, 8 blocks of consecutive file
+ * offsets a pass. Queued one by one, each piece went alone to a channel
+ * that had room while the evictor compared the next block with its twin,
+ * and a refused read made a pass of a block or two: 123-133 KiB a
+ * request, 138-151 of 215-235 requests one block. Held back for the pass,
+ * and a refusal making a whole pass: 330-458 KiB, 4-16 of one block.
+ */
+static void test_evict_coalesce(const char *path)
+{
+	const uint64_t size = 32ULL << 20;
+	struct fnmap_stats st;
+	struct fnmap *m;
+	uint64_t o, bad = 0, wr, single;
+	char *base;
+	int fd;
+
+	make_file(path, size, SEED);
+	runtime_with(8 << 20, 4, 8, 0);
+	m = open_rw(path, 64 << 10, 0);
+	if (!ok(m != NULL, "evictions: open read-write"))
+		return;
+	base = fnmap_addr(m);
+	for (o = 0; o < size; o += 8) {
+		uint64_t w = word_at(o, SEED2);
+
+		memcpy(base + o, &w, 8);
+	}
+	fnmap_stats(m, &st);
+	wr = st.writes;
+	single = st.write_sizes[4];
+	ok(st.evictions_dirty >= 256 && wr && st.write_bytes / wr >= 192 << 10,
+	   "evictions: %llu dirty blocks written back in %llu requests of "
+	   "%llu KiB on average (at least 192), %llu of one block",
+	   (unsigned long long)st.evictions_dirty, (unsigned long long)wr,
+	   (unsigned long long)(wr ? st.write_bytes / wr >> 10 : 0),
+	   (unsigned long long)single);
+	ok(!fnmap_close(m), "evictions: close");
+	fd = open(path, O_RDONLY);
+	for (o = 0; o < size; o += 4096)
+		bad += file_word(fd, o) != word_at(o, SEED2) ||
+		       file_word(fd, o + 4088) != word_at(o + 4088, SEED2);
+	close(fd);
+	is_u64(bad, 0, "evictions: the file holds every page written");
 }
 
 /* Tail of a file whose size is not a page multiple, and truncation. */
@@ -598,6 +648,7 @@ int main(void)
 	runtime_or_skip(NULL);
 	test_sync_close(path);
 	test_twins(path);
+	test_evict_coalesce(path);
 	test_tail(path);
 	test_concurrent(path, 64 << 20);
 	test_concurrent(path, 2 << 20);
