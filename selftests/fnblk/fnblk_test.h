@@ -335,6 +335,7 @@ struct wres {
 	uint64_t start_ns, end_ns, bytes;
 	uint64_t win_bytes;	/* completed inside the measuring window */
 	uint64_t win_busy_ns;	/* their time in the kernel, summed */
+	uint64_t win_max_ns;	/* and the longest of them */
 	double win_part;	/* bytes written inside the window, each
 				 * write prorated by its time in it */
 	int error;
@@ -358,7 +359,7 @@ struct wthread {
 	const struct wspec *ws;
 	struct wclock *clk;
 	uint32_t idx;
-	uint64_t bytes, win_bytes, win_busy_ns;
+	uint64_t bytes, win_bytes, win_busy_ns, win_max_ns;
 	double win_part;
 	int error;
 };
@@ -456,6 +457,8 @@ static inline void *wthread_run(void *arg)
 		if (done >= t->clk->win_start && done < t->clk->win_end) {
 			t->win_bytes += ws->bs;
 			t->win_busy_ns += done - sent;
+			if (done - sent > t->win_max_ns)
+				t->win_max_ns = done - sent;
 		}
 		t->win_part += wpart(ws->bs, sent, done, t->clk);
 	}
@@ -483,6 +486,8 @@ static inline void writer_main(const struct wspec *ws, struct wres *res,
 		res->bytes += t[i].bytes;
 		res->win_bytes += t[i].win_bytes;
 		res->win_busy_ns += t[i].win_busy_ns;
+		if (t[i].win_max_ns > res->win_max_ns)
+			res->win_max_ns = t[i].win_max_ns;
 		res->win_part += t[i].win_part;
 		if (t[i].error)
 			res->error = t[i].error;
