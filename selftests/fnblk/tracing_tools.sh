@@ -77,16 +77,29 @@ wait_idle() { # device
 }
 
 # --- trace-cmd -------------------------------------------------------------
-# Tracing on, the load, tracing off, then the ring buffers read whole
-# (not "trace-cmd record CMD", which can lose a CPU's events when CMD
-# ends before its recorders start: Documentation/tracing.rst).
+# trace_cmd_around EVENTS FILE COMMAND...: tracing of EVENTS on, COMMAND,
+# tracing off, then the ring buffers read whole into FILE and tracing
+# reset (not "trace-cmd record COMMAND", which can lose a CPU's events
+# when COMMAND ends before its recorders start: Documentation/tracing.rst).
+# Everything printed goes to trace-cmd.log.
+trace_cmd_around() { # events file command...
+	tc_ev=$1 tc_out=$2
+	shift 2
+	{
+		trace-cmd start -e "$tc_ev" && "$@" && trace-cmd stop &&
+			trace-cmd extract -o "$tc_out"
+	} >>trace-cmd.log 2>&1
+	tc_rc=$?
+	trace-cmd reset >>trace-cmd.log 2>&1
+	return $tc_rc
+}
+
+load_until_idle() { load && wait_idle $d; }
+
 new_dev
 d=${DEV#/dev/}
-trace-cmd start -e fnblk >record.log 2>&1 && load && wait_idle $d &&
-	trace-cmd stop >>record.log 2>&1 &&
-	trace-cmd extract -o fnblk.dat >>record.log 2>&1
+trace_cmd_around fnblk fnblk.dat load_until_idle
 check "trace-cmd start -e fnblk, fio, the device idle, stop, extract" [ $? -eq 0 ]
-trace-cmd reset >>record.log 2>&1
 trace-cmd report -i fnblk.dat >report.txt 2>report.err
 check "trace-cmd report reads it" [ $? -eq 0 ]
 for ev in submit service_start depart complete; do
@@ -119,12 +132,9 @@ check "trace-cmd: both writers became active" [ "$act" -ge 2 ]
 check "trace-cmd: n reached 2 (both writers at once)" \
 	grep -q 'fnblk_user_active:.* n=2' report.txt
 
-trace-cmd start -e fnblk:fnblk_config >/dev/null 2>&1 &&
-	fnblkctl dev set $d latency 500us >/dev/null 2>&1 &&
-	trace-cmd stop >/dev/null 2>&1 &&
-	trace-cmd extract -o config.dat >/dev/null 2>&1 &&
+trace_cmd_around fnblk:fnblk_config config.dat \
+	fnblkctl dev set $d latency 500us &&
 	trace-cmd report -i config.dat >config.txt 2>/dev/null
-trace-cmd reset >/dev/null 2>&1
 check "trace-cmd: fnblk_config shows a change with its new settings" \
 	grep -q "fnblk_config: *$d changed .*latency_ns=500000 " config.txt
 
