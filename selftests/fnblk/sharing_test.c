@@ -200,8 +200,14 @@ TEST_F(share, aggregate_is_fn_times_b)
 		pthread_join(rel.tid, NULL);
 		/* The window must lie where every writer runs (it began
 		 * 315 ms before the last writer's start in a 6.1 CI run,
-		 * when writers were released before all had started). */
-		EXPECT_TRUE(window_inside(&w, res, n))
+		 * when writers were released before all had started). It
+		 * is where the rates below are judged, so it is checked
+		 * where they are. On the debug kernel (lockdep, KASAN;
+		 * TCG, niced beside other guests) the 1.5 s window took
+		 * 1.8-2.4 s and 8 of 12 ended after the first writer had
+		 * stopped, by up to 0.56 s; the rates it guards are not
+		 * checked there, so neither is it. */
+		EXPECT_TIMING(window_inside(&w, res, n))
 			log_window(_metadata, &w, res, n);
 		for (i = 0; i < n; i++) {
 			r = window_rate(&w, (uint64_t)pids[i]);
