@@ -484,14 +484,16 @@ static int cmp_double(const void *a, const void *b)
 }
 
 /*
- * The devices take turns of IOPS_TURN writes each for IOPS_SECONDS, and a
- * device's rate comes from the 10th percentile of its time per write over
- * its turns. A turn in which the host preempted the guest is slow for any
+ * The devices take turns of IOPS_TURN writes each for iops_ns (--iops-time,
+ * 12 s), and a device's rate comes from the 10th percentile of its time per
+ * write over its turns. A turn in which the host preempted the guest is slow for any
  * device, so the fastest tenth are the devices' own, and noise on the host
  * falls on all of them alike (runs of seconds each, as before, differed by
  * more than the gap between the devices on a loaded host).
  */
-enum { IOPS_TURN = 50, IOPS_SECONDS = 12, IOPS_TURNS = 100000 };
+enum { IOPS_TURN = 50, IOPS_TURNS = 100000 };
+
+static uint64_t iops_ns = 12000000000ULL;
 
 static void bench_iops(int argc, char **argv)
 {
@@ -511,7 +513,7 @@ static void bench_iops(int argc, char **argv)
 	for (i = 0; i < n; i++)
 		fd[i] = iops_open(strcmp(argv[i], "fnblk") ? argv[i] : BENCH_PATH,
 				  buf);
-	end = now_ns() + IOPS_SECONDS * 1000000000ULL;
+	end = now_ns() + iops_ns;
 	while (now_ns() < end && turns < IOPS_TURNS) {
 		for (i = 0; i < n; i++) {
 			t0 = now_ns();
@@ -524,6 +526,7 @@ static void bench_iops(int argc, char **argv)
 	pr_open_object(NULL);
 	pr_str("benchmark", NULL, "iops");
 	pr_int("turns", NULL, turns);
+	pr_int("time_ns", NULL, (long long)iops_ns);
 	pr_open_array("rows");
 	for (i = 0; i < n; i++) {
 		close(fd[i]);
@@ -643,7 +646,7 @@ static const struct cli_term command_terms[] = {
 	{ "latency", "p50 and p99 of the time of QD1 4KiB writes against the "
 	  "configured latency" },
 	{ "iops PATH|fnblk...", "unthrottled 4KiB random-write IOPS, the "
-	  "devices taking turns of 50 writes for 12 s, from the 10th "
+	  "devices taking turns of 50 writes (for --iops-time), from the 10th "
 	  "percentile of the time per write (at most 8 devices)" },
 	{ "cost [MAX_N]", "time per 4KiB write while N = 1, 4, 16, ... up to "
 	  "MAX_N users are active (4096, the most)" },
@@ -652,9 +655,18 @@ static const struct cli_term command_terms[] = {
 
 static const char *const usage[] = { "[-j] COMMAND [ARGS]...", NULL };
 
+static const struct cli_option options[] = {
+	{ .name = "iops-time", .arg = "DUR", .type = CLI_DURATION,
+	  .var = &iops_ns, .min = 1000000000ULL, .max = 3600000000000ULL,
+	  .dflt = "12s",
+	  .help = "how long the devices of iops take turns (1s to 1h); "
+		  "scripts/bench-ab runs 5s per module load" },
+	{ .name = NULL },
+};
+
 static const struct cli_group groups[] = {
 	{ .title = "Commands", .terms = command_terms },
-	{ .title = "Options" },
+	{ .title = "Options", .options = options },
 	{ .title = NULL },
 };
 
