@@ -4,7 +4,7 @@
 # Documentation/benchmarks.rst, fnblk next to brd and null_blk, in one boot.
 # Arguments: the largest n of the share benchmark, the largest N of the cost
 # benchmark, and the benchmarks to run (default: all of share sync qd
-# latency iops cost).
+# latency iops cost; qdfio, fio's side of qd in detail, only when named).
 set -e
 max_n=${1:-64}
 cost_n=${2:-4096}
@@ -37,6 +37,34 @@ for part in $only; do
 		rmmod brd null_blk ;;
 	cost)
 		fnblk-bench cost "$cost_n" ;;
+	qdfio)
+		# fio's QD16 (libaio) job beside its QD1 (psync) job as
+		# "fnblk-bench qd fnblk" runs them (32 MiB/s, f constant), with
+		# each job's bytes and runtime from fio's JSON and its
+		# one-second bandwidth log: the QD16 job writes on alone after
+		# the QD1 job stops (Documentation/benchmarks.rst).
+		echo "# fio QD16 beside QD1 on fnblk, 32 MiB/s: each job's io_bytes, job_runtime (ms), and bandwidth log (KiB/s per second)"
+		for bs in 1048576 65536; do
+			for st in memory none; do
+				fnblkctl dev add fnblk20 size 512M bw 32MiB/s fn constant store "$st" >/dev/null
+				echo "== bs $bs store $st"
+				rm -rf /tmp/qdfio && mkdir /tmp/qdfio
+				(cd /tmp/qdfio && fio --output-format=json --direct=1 \
+					--rw=write --time_based --runtime=8 --ramp_time=2 \
+					--write_bw_log=bw --log_avg_msec=1000 \
+					--filename=/dev/fnblk20 --bs="$bs" --size=64M \
+					--name=qd16 --ioengine=libaio --iodepth=16 --offset=0 \
+					--name=qd1 --ioengine=psync --offset=64M >fio.json)
+				fnblkctl dev del fnblk20
+				cp /tmp/qdfio/fio.json "/results/qdfio-$bs-$st.json"
+				grep -E '"(jobname|io_bytes|job_runtime)"' /tmp/qdfio/fio.json |
+					grep -v '"io_bytes" : 0,'
+				for f in /tmp/qdfio/bw_*.log; do
+					echo "-- $(basename "$f")"
+					cat "$f"
+				done
+			done
+		done ;;
 	*)
 		echo "bench.sh: unknown benchmark $part" >&2
 		exit 2 ;;
