@@ -30,43 +30,12 @@ run=$(select_parts FNBLK_FNMAP_TESTS $programs) || refuse_all "$run"
 . "$(dirname "$lib")/lib_fnmap.sh"
 [ "$run" = "$programs" ] || echo "# FNBLK_FNMAP_TESTS: $run"
 
-# fold NAME COMMAND...: a TAP producer's results, one by one, as ours.
-fold() {
-	name=$1
-	shift
-	t0=$(date +%s)
-	"$@" >"$TMP/$name.out" 2>&1
-	rc=$?
-	echo "# $name: $(($(date +%s) - t0)) s"
-	bad=0
-	while IFS= read -r line; do
-		case $line in
-		"not ok "*)
-			bad=1
-			not_ok "$name: ${line#not ok * - }" ;;
-		"ok "*"# SKIP"*)
-			d=${line#ok * - }
-			skip "$name: ${d%%# SKIP*}" "${d#*# SKIP }" ;;
-		"ok "*)
-			ok "$name: ${line#ok * - }" ;;
-		"1..0 # SKIP"*)
-			skip "$name" "${line#1..0 # SKIP }" ;;
-		"#"*)
-			# A program's diagnostics (why a check failed).
-			echo "# $name:${line#\#}" ;;
-		esac
-	done <"$TMP/$name.out"
-	if [ $rc -ne 0 ] && [ $bad -eq 0 ]; then
-		not_ok "$name: exited $rc" "$(tail -n 3 "$TMP/$name.out" | tr '\n' ' ')"
-	fi
-}
-
 for t in $run; do
 	case $t in
 	test_shim | test_reclaim)
-		fold "$t" env FNMAP_TEST_DIR="$MNT" "$fm/tests/$t.sh" ;;
+		fold_tap "$t" env FNMAP_TEST_DIR="$MNT" "$fm/tests/$t.sh" ;;
 	*)
-		fold "$t" env FNMAP_TEST_DIR="$MNT" FNMAP_TEST_ACCESSES=1000 "$fm/tests/$t" ;;
+		fold_tap "$t" env FNMAP_TEST_DIR="$MNT" FNMAP_TEST_ACCESSES=1000 "$fm/tests/$t" ;;
 	esac
 done
 

@@ -78,6 +78,50 @@ select_parts() ( # VAR KNOWN... (a subshell: no globbing, nothing kept)
 	echo "${parts:-$*}"
 )
 
+# fold_tap NAME COMMAND...: a TAP producer's results, one by one, as
+# ours, each named NAME: (its output kept in $TMP/NAME.out, $TMP the
+# caller's scratch directory).
+fold_tap() {
+	name=$1
+	shift
+	t0=$(date +%s)
+	"$@" >"$TMP/$name.out" 2>&1
+	rc=$?
+	echo "# $name: $(($(date +%s) - t0)) s"
+	bad=0
+	after_fail=0
+	while IFS= read -r line; do
+		case $line in
+		"not ok "*)
+			bad=1
+			after_fail=1
+			not_ok "$name: ${line#not ok * - }" ;;
+		"ok "*"# SKIP"*)
+			after_fail=0
+			d=${line#ok * - }
+			skip "$name: ${d%%# SKIP*}" "${d#*# SKIP }" ;;
+		"ok "*)
+			after_fail=0
+			ok "$name: ${line#ok * - }" ;;
+		"1..0 # SKIP"*)
+			skip "$name" "${line#1..0 # SKIP }" ;;
+		"#"*)
+			# A program's diagnostics. Those right after a failed
+			# check say why it failed: indented as that check's
+			# detail, so that make check's summary (and CI's log,
+			# where nothing else of the guest is kept) shows them.
+			if [ $after_fail -eq 1 ]; then
+				echo "#   $name:${line#\#}"
+			else
+				echo "# $name:${line#\#}"
+			fi ;;
+		esac
+	done <"$TMP/$name.out"
+	if [ $rc -ne 0 ] && [ $bad -eq 0 ]; then
+		not_ok "$name: exited $rc" "$(tail -n 3 "$TMP/$name.out" | tr '\n' ' ')"
+	fi
+}
+
 # A run that cannot start as asked (a bad setting): one failure, no tests.
 refuse_all() { # reason
 	not_ok "$1"

@@ -350,6 +350,11 @@ static void *writer_main(void *arg)
 {
 	struct writer *w = arg;
 	uint64_t words = (SIZE / 8) & ~63ULL, v, i;
+	char name[16];
+
+	/* Named, so that a stall's diagnostics show the writers' stacks. */
+	snprintf(name, sizeof(name), "writer%u", w->id);
+	pthread_setname_np(pthread_self(), name);
 
 	for (v = 1; !atomic_load(w->stop) && v < 1000000; v++) {
 		/* Every n-th word of every 8th page is this thread's. */
@@ -376,14 +381,17 @@ static void read_line(const char *path, char *buf, size_t size)
 }
 
 /*
- * A thread of this process as a diagnostic: name, state, CPU time (clock
- * ticks), wait channel, then its kernel stack if readable.
+ * A thread of this process as one diagnostic line: name, state, CPU time
+ * (clock ticks), wait channel; then, for a writer or a thread in D state
+ * (where a stall would be), the first frames of its kernel stack if
+ * readable (root).
  */
 static void task_diag(const char *tid)
 {
 	char path[64], stat[256], wchan[64], line[256];
 	unsigned long ut = 0, stime = 0;
 	const char *name, *end;
+	unsigned int frames = 0;
 	char state = '?';
 	FILE *f;
 
@@ -402,11 +410,13 @@ static void task_diag(const char *tid)
 	diag("  task %s %.*s: %c utime %lu stime %lu wchan %s", tid,
 	     (int)(end - name + (end > name)), name, state, ut, stime,
 	     wchan[0] ? wchan : "-");
+	if (state != 'D' && strncmp(name, "(writer", 7))
+		return;
 	snprintf(path, sizeof(path), "/proc/self/task/%.16s/stack", tid);
 	f = fopen(path, "r");
 	if (!f)
 		return;
-	while (fgets(line, sizeof(line), f)) {
+	while (frames++ < 6 && fgets(line, sizeof(line), f)) {
 		line[strcspn(line, "\n")] = 0;
 		diag("    %s", line);
 	}
@@ -414,9 +424,10 @@ static void task_diag(const char *tid)
 }
 
 /*
- * Why writers are slow, as TAP diagnostics: each writer's passes against
- * the target, the runtime's counters, and every thread of this process
- * (state and wait channel, and its kernel stack where readable).
+ * Why writers are slow, as TAP diagnostics, the most telling first (make
+ * check's summary keeps a failure's first lines): each writer's passes
+ * against the target, the runtime's counters, then every thread of this
+ * process.
  */
 static void concurrent_diag(struct fnmap *m, const struct writer *w,
 			    const uint64_t *after, unsigned int n,
@@ -435,20 +446,25 @@ static void concurrent_diag(struct fnmap *m, const struct writer *w,
 		     (unsigned long long)after[i]);
 	fnmap_stats(m, &st);
 	diag("  faults %llu wp %llu joined %llu fills %llu reads %llu "
-	     "writes %llu io_errors %llu", (unsigned long long)st.faults,
+	     "writes %llu io_errors %llu twins %llu", (unsigned long long)st.faults,
 	     (unsigned long long)st.faults_wp,
 	     (unsigned long long)st.faults_joined,
 	     (unsigned long long)st.fills, (unsigned long long)st.reads,
-	     (unsigned long long)st.writes, (unsigned long long)st.io_errors);
-	diag("  budget now %llu capacity %llu pressure events %llu shrinks "
-	     "%llu overcommit %llu", (unsigned long long)st.budget_now,
-	     (unsigned long long)st.capacity,
+	     (unsigned long long)st.writes, (unsigned long long)st.io_errors,
+	     (unsigned long long)st.twins);
+	diag("  budget now %llu capacity %llu grows %llu pressure events %llu "
+	     "shrinks %llu overcommit %llu reuse hits %llu",
+	     (unsigned long long)st.budget_now,
+	     (unsigned long long)st.capacity, (unsigned long long)st.grows,
 	     (unsigned long long)st.pressure_events,
 	     (unsigned long long)st.shrinks,
-	     (unsigned long long)st.overcommit);
-	diag("  resident %llu dirty %llu evictions %llu (dirty %llu) syncs "
-	     "%llu service max %llu ns queue wait max %llu ns inflight max %llu",
+	     (unsigned long long)st.overcommit,
+	     (unsigned long long)st.reuse_hits);
+	diag("  resident %llu dirty %llu staging %llu evictions %llu (dirty "
+	     "%llu) syncs %llu service max %llu ns queue wait max %llu ns "
+	     "inflight max %llu",
 	     (unsigned long long)st.resident, (unsigned long long)st.dirty,
+	     (unsigned long long)st.staging,
 	     (unsigned long long)st.evictions,
 	     (unsigned long long)st.evictions_dirty,
 	     (unsigned long long)st.syncs,
