@@ -340,10 +340,15 @@ struct writer {
 	uint64_t version;
 };
 
-/* Word i (thread i % n) at version v. */
+/*
+ * Word i (thread i % n) at version v: the word's index in the low
+ * VSHIFT bits (the file has about 2^20 words), the version above them.
+ */
+#define VSHIFT	24
+
 static uint64_t vword(uint64_t i, uint64_t v)
 {
-	return (v << 40) | i;
+	return (v << VSHIFT) | i;
 }
 
 static void *writer_main(void *arg)
@@ -356,8 +361,14 @@ static void *writer_main(void *arg)
 	snprintf(name, sizeof(name), "writer%u", w->id);
 	pthread_setname_np(pthread_self(), name);
 
-	for (v = 1; !atomic_load(w->stop) && v < 1000000; v++) {
-		/* Every n-th word of every 8th page is this thread's. */
+	/*
+	 * Until told to stop, however many passes that is: a writer that
+	 * stopped by itself (at pass 999,999, once) could never make the
+	 * passes the test waits for. The versions 2^40 leaves do not run
+	 * out.
+	 */
+	for (v = 1; !atomic_load(w->stop); v++) {
+		/* Every n-th word of every n-th page is this thread's. */
 		for (i = w->id; i < words; i += w->n * 512)
 			*(volatile uint64_t *)(w->base + i * 8) = vword(i, v);
 		atomic_store(&w->done_version, v);
@@ -515,8 +526,9 @@ static void test_concurrent(const char *path, uint64_t budget)
 			for (i = 0; i < N; i++) {
 				uint64_t got = file_word(fd, (j + i) * 8);
 
-				if (before[i] && (got != vword(j + i, got >> 40) ||
-						  (got >> 40) < before[i]))
+				if (before[i] &&
+				    (got != vword(j + i, got >> VSHIFT) ||
+				     (got >> VSHIFT) < before[i]))
 					bad_round++;
 			}
 		}
