@@ -68,7 +68,11 @@ check "fnblk-analyze reads the events" [ $? -eq 0 ]
 fnblk-analyze -j "$TMP/sync.csv" >"$TMP/sync.json"
 slow=$(fnblkctl json write_cost.0.slowdown <"$TMP/sync.json")
 echo "# job 0 slowdown with 2 concurrent writers: $slow"
-check "two writers at once: each about half the bandwidth (slowdown >= 1.6)" \
+# The slowdown is how much the two writes overlap, so it is timing: on a
+# debug kernel the "sync" jobs started 16-63 ms apart (late wake-ups) and
+# their 2 MiB writes overlapped only partly (1.57), while the device gave
+# each B/2 whenever both were in.
+check_timing "two writers at once: each about half the bandwidth (slowdown >= 1.6)" \
 	awk -v s="$slow" 'BEGIN { exit !(s + 0 >= 1.6) }'
 
 # 2. A staggered fleet keeps its firing order.
