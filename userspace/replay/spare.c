@@ -25,6 +25,27 @@ int spare_pool_init(struct spare_pool *p, unsigned int cap, size_t msg_size,
 	return p->s ? 0 : -ENOMEM;
 }
 
+/*
+ * The child's wait for its assignment: its size in bytes, 0 at the end of
+ * the run (the parent closed the socket), or -1. The parent closes its
+ * end as soon as it has sent the assignment; if this spare's "ready" byte
+ * was still unread there, AF_UNIX reports ECONNRESET once to the next
+ * recv(), ahead of the assignment queued behind it (the error is cleared
+ * as it is reported): read again. Taken for the end, the attempt was
+ * neither run nor reported.
+ */
+static ssize_t spare_recv_assignment(int sock, void *msg, size_t size)
+{
+	unsigned int resets = 0;
+	ssize_t n;
+
+	do {
+		n = recv(sock, msg, size, 0);
+	} while (n < 0 && (errno == EINTR ||
+			   (errno == ECONNRESET && ++resets <= 2)));
+	return n;
+}
+
 /* The child: prepare, wait for one assignment, run it. Never returns. */
 static void spare_child(struct spare_pool *p, int sock)
 {
@@ -40,9 +61,7 @@ static void spare_child(struct spare_pool *p, int sock)
 	prepared = p->ops->prepare(p->ctx);
 	/* Ready: the parent prefers us to spares still preparing. */
 	send(sock, "r", 1, MSG_NOSIGNAL);
-	do {
-		n = msg ? recv(sock, msg, p->msg_size, 0) : -1;
-	} while (n < 0 && errno == EINTR);
+	n = msg ? spare_recv_assignment(sock, msg, p->msg_size) : -1;
 	/* The end of the run (or of the parent): nothing to do. */
 	if (n != (ssize_t)p->msg_size)
 		_exit(0);
