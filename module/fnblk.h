@@ -336,6 +336,8 @@ enum fnblk_reap {
 
 /* Free reclaimable users, a batch per lock hold. Process context. */
 void fnblk_users_reap(struct fnblk_dev *dev, enum fnblk_reap how);
+/* user_retain_s changed: the reaper looks again now, with the new value. */
+void fnblk_users_retain_changed(struct fnblk_dev *dev);
 /* Stop the reaper and free every user (device being deleted). */
 void fnblk_users_destroy(struct fnblk_dev *dev);
 

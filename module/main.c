@@ -157,8 +157,34 @@ module_param_cb(max_users, &fnblk_num_param_ops, &max_users, 0444);
 __MODULE_PARM_TYPE(max_users, FNBLK_NUM_PARAM_TYPE);
 MODULE_PARM_DESC(max_users, "Users a device keeps apart, 1..1048576; more share one overflow user (default 16384)");
 
+/*
+ * user_retain_s is writable at run time: each device's reaper then looks
+ * again at once (see fnblk_users_retain_changed()). At load time there
+ * is no device yet.
+ */
+static int fnblk_retain_param_set(const char *val,
+				  const struct kernel_param *kp)
+{
+	struct fnblk_dev *dev;
+	int ret = fnblk_num_param_set(val, kp);
+	u32 id;
+
+	if (ret)
+		return ret;
+	mutex_lock(&fnblk_mutex);
+	for (id = 0; (dev = fnblk_dev_next(&id)); id++)
+		fnblk_users_retain_changed(dev);
+	mutex_unlock(&fnblk_mutex);
+	return 0;
+}
+
+static const struct kernel_param_ops fnblk_retain_param_ops = {
+	.set = fnblk_retain_param_set,
+	.get = fnblk_num_param_get,
+};
+
 static struct fnblk_num_param user_retain_s = { 60, 1, 0, U32_MAX, "s" };
-module_param_cb(user_retain_s, &fnblk_num_param_ops, &user_retain_s, 0644);
+module_param_cb(user_retain_s, &fnblk_retain_param_ops, &user_retain_s, 0644);
 __MODULE_PARM_TYPE(user_retain_s, FNBLK_NUM_PARAM_TYPE);
 MODULE_PARM_DESC(user_retain_s, "Seconds an idle user keeps its own record before its totals join the retired bucket, 0..4294967295 (default 60)");
 

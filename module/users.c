@@ -109,6 +109,18 @@ static void users_reap_work(struct work_struct *work)
 	spin_unlock_bh(&dev->lock);
 }
 
+/*
+ * Its next pass may be up to 10 s away under the old retention (its
+ * period is half of it): a shorter one would be kept too long.
+ */
+void fnblk_users_retain_changed(struct fnblk_dev *dev)
+{
+	spin_lock_bh(&dev->lock);
+	if (dev->nr_users && !dev->dying)
+		mod_delayed_work(fnblk_wq, &dev->reap_work, 0);
+	spin_unlock_bh(&dev->lock);
+}
+
 void fnblk_users_init(struct fnblk_dev *dev)
 {
 	xa_init_flags(&dev->users, XA_FLAGS_LOCK_BH);

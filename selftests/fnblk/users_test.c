@@ -316,6 +316,37 @@ TEST_F(users, idle_users_retired)
 	EXPECT_EQ(s.v[FNBLK_STAT_ACTIVATIONS], r->activations);
 }
 
+/*
+ * A retention shortened at run time applies at once: each reaper looks
+ * again with it. (It used to keep idle users until the pass it had
+ * planned under the old value, up to 10 s later: with an hour, its
+ * period is 10 s.)
+ */
+TEST_F(users, shorter_retention_applies_at_once)
+{
+	struct fnl_stats s;
+	uint64_t deadline;
+	int i;
+
+	ASSERT_EQ(0, write_param("user_retain_s", "3600"));
+	ASSERT_EQ(0, dev_add(&self->c, &DEV_CFG(.name = DEV, .bw = 0,
+						 .grace_ns = 1000000)));
+	for (i = 0; i < 4; i++)
+		ASSERT_LT(0, child_write((uint64_t)i * 4096, 4096));
+	usleep(300000);		/* idle (a 1 ms grace), kept for an hour */
+	ASSERT_EQ(0, fnl_stats(&self->c, DEV, &s));
+	ASSERT_EQ(4U, s.v[FNBLK_STAT_NR_USERS]);
+	ASSERT_EQ(0, write_param("user_retain_s", "0"));
+	/* Within 3 s (100 ms expected), well before the planned pass. */
+	deadline = now_ns() + 3000000000ULL;
+	do {
+		usleep(50000);
+		ASSERT_EQ(0, fnl_stats(&self->c, DEV, &s));
+	} while (s.v[FNBLK_STAT_NR_USERS] && now_ns() < deadline);
+	EXPECT_EQ(0U, s.v[FNBLK_STAT_NR_USERS]);
+	EXPECT_EQ(4U, s.v[FNBLK_STAT_USERS_RETIRED]);
+}
+
 /* clone3() with set_tid: a process with the pid another one had. */
 static pid_t spawn_with_pid(pid_t want)
 {
