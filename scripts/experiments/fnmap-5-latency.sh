@@ -21,8 +21,9 @@
 #            accesses coalesced to 17.2 KiB, fig. 14)
 # each through mmap random (one 4 KiB request a fault: what the paper
 # says mmap does on its DFS), mmap normal (read-around) and fnmap (its
-# defaults, as in experiment 1). A wrapper may set E5_PATTERNS (default
-# "rows records").
+# defaults, as in experiment 1); at one thread also fnmap without
+# prefetch (fnmap nopf: one miss out at a time, as mmap has). A wrapper
+# may set E5_PATTERNS (default "rows records").
 #include matrix-common.sh
 #include fnmap-common.sh
 
@@ -71,12 +72,19 @@ for p in $E5_PATTERNS; do
 					--duration $E5_DUR
 				row "$pfx-mmap-$a" $p $lat $t "mmap $a" - -
 			done
-			mx "$pfx-fnmap" $DEV --mode fnmap --threads $t $access --duration $E5_DUR
-			r=$(rate "$pfx-fnmap")
-			row "$pfx-fnmap" $p $lat $t fnmap "$(ratio "$r" "$(rate "$pfx-mmap-random")")" \
-				"$(ratio "$r" "$(rate "$pfx-mmap-normal")")"
+			modes=fnmap
+			[ $t -gt 1 ] || modes="fnmap fnmap-nopf"
+			for m in $modes; do
+				extra=
+				[ $m = fnmap ] || extra="--fnmap-flags no-prefetch"
+				mx "$pfx-$m" $DEV --mode fnmap --threads $t $access --duration $E5_DUR $extra
+				r=$(rate "$pfx-$m")
+				row "$pfx-$m" $p $lat $t "$(echo $m | tr - ' ')" \
+					"$(ratio "$r" "$(rate "$pfx-mmap-random")")" \
+					"$(ratio "$r" "$(rate "$pfx-mmap-normal")")"
+			done
 			# The rows as they come, for a boot that runs out of time.
-			tail -n 3 "$SUMMARY"
+			tail -n 4 "$SUMMARY"
 		done
 	done
 done
