@@ -16,7 +16,7 @@ exec > "$out" 2>&1
 cd /tmp/ab
 sed '1,/^__PAYLOAD__$/d' "$0" | base64 -d | tar -xzf -
 echo "# kernel $(uname -r), $(nproc) CPUs, clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource), $(date -u +%Y-%m-%dT%H:%MZ)"
-echo "# unthrottled 4 KiB random writes, QD1 direct, fnblk and /dev/ram0 taking turns of 50 writes for $secs s per load, 10th percentile of the time per write"
+echo "# unthrottled 4 KiB random writes, QD1 direct, fnblk (grace 1 s) and /dev/ram0 taking turns of 50 writes for $secs s per load, 10th percentile of the time per write"
 modprobe brd rd_nr=1 rd_size=262144
 rmmod fnblk 2>/dev/null || true
 r=1

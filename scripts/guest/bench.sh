@@ -30,7 +30,7 @@ for part in $only; do
 	latency)
 		fnblk-bench latency ;;
 	iops)
-		echo "# unthrottled 4 KiB random writes, QD1 direct, turns of 50 writes for 12 s, 10th percentile of the time per write"
+		echo "# unthrottled 4 KiB random writes, QD1 direct, turns of 50 writes for 12 s, 10th percentile of the time per write; fnblk: bw 0, grace 1 s (its user active throughout)"
 		modprobe brd rd_nr=1 rd_size=262144
 		modprobe null_blk nr_devices=1 queue_mode=2 memory_backed=1 gb=1
 		fnblk-bench iops fnblk /dev/ram0 /dev/nullb0
