@@ -65,12 +65,40 @@ flock -o "$FNBLK_VM_LOCK_FILE" sleep 30 &
 holder=$!
 poll 50 grep -q "FLOCK.* $holder " /proc/locks
 check "held by another process: --held says no" sh -c "! '$vl' --held"
-timeout 2 "$vl" true 2>"$tmp/vl.err"
-check_eq "held by another process: the command waits for it" "$?" 124
-check "and says so" grep -q "^vm: waiting for the VM lock $FNBLK_VM_LOCK_FILE\$" "$tmp/vl.err"
-timeout 2 bash -c "exec 7>>'$FNBLK_VM_LOCK_FILE'; '$vl' --fd 7" 2>"$tmp/fd.err"
-check_eq "--fd waits for it too" "$?" 124
-check "and says so" grep -q "^vm: waiting for the VM lock $FNBLK_VM_LOCK_FILE\$" "$tmp/fd.err"
+
+# Each descriptor of each ancestor is compared with the lock file: with
+# builtins, not a stat process apiece (40 descriptors here, hundreds under
+# make -j), which made the walk take seconds on a loaded host.
+real_stat=$(command -v stat)
+mkdir "$tmp/counting"
+printf '#!/bin/sh\necho >>"%s"\nexec "%s" "$@"\n' "$tmp/stat.calls" "$real_stat" \
+	>"$tmp/counting/stat"
+chmod +x "$tmp/counting/stat"
+: >"$tmp/stat.calls"
+PATH=$tmp/counting:$PATH bash -c 'for fd in $(seq 20 59); do eval "exec $fd</dev/null"; done
+	"$1" --held' sh "$vl"
+check_eq "--held runs stat once (the lock's inode), not once per descriptor" \
+	"$(wc -l <"$tmp/stat.calls")" 1
+
+# Waits while the holder has it, and says so: the message is awaited (its
+# walk of the ancestors comes first), then the command must not have run.
+waits_and_says_so() { # what command...
+	local what=$1 pid
+
+	shift
+	rm -f "$tmp/ran"
+	"$@" 2>"$tmp/wait.err" &
+	pid=$!
+	poll 300 grep -q "^vm: waiting for the VM lock $FNBLK_VM_LOCK_FILE\$" "$tmp/wait.err"
+	check "$what: says it waits for the VM lock" \
+		grep -q "^vm: waiting for the VM lock $FNBLK_VM_LOCK_FILE\$" "$tmp/wait.err"
+	sleep 0.5
+	check "$what: still waiting, the command not run" sh -c "kill -0 $pid && [ ! -e '$tmp/ran' ]"
+	kill "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+}
+waits_and_says_so "held by another process" "$vl" touch "$tmp/ran"
+waits_and_says_so "--fd" bash -c "exec 7>>'$FNBLK_VM_LOCK_FILE'; '$vl' --fd 7 && touch '$tmp/ran'"
 
 if ls /boot/vmlinuz-* >/dev/null 2>&1; then
 	mkdir "$tmp/bin"
@@ -106,8 +134,13 @@ if [ -n "${vm:-}" ]; then
 		2>"$tmp/vm2.err"
 	check_eq "FNBLK_VM_LOCK under a caller that holds the lock: runs at once" "$?" 0
 	# The same for scripts/experiments/run (it waited for ever): it gets
-	# as far as refusing an experiment that does not exist.
-	FNBLK_VM_LOCK=$FNBLK_VM_LOCK_FILE timeout 20 flock "$FNBLK_VM_LOCK_FILE" \
+	# as far as refusing an experiment that does not exist. Its build
+	# comes first, and is not what is tested: a make that does nothing
+	# (a build of a stale tree outlasted the timeout on a loaded host).
+	printf '#!/bin/sh\nexit 0\n' >"$tmp/bin/make"
+	chmod +x "$tmp/bin/make"
+	PATH=$tmp/bin:$PATH FNBLK_VM_LOCK=$FNBLK_VM_LOCK_FILE timeout 20 \
+		flock "$FNBLK_VM_LOCK_FILE" \
 		"$src/scripts/experiments/run" -o "$tmp/exp" no-such-experiment >/dev/null 2>&1
 	check_eq "experiments/run under a caller that holds the lock: no wait" "$?" 2
 else
