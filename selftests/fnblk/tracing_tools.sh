@@ -269,14 +269,23 @@ bpftrace_histograms() {
 		"$agree" 2
 }
 # bpftrace needs the bpf() system call, which a kernel built without
-# CONFIG_BPF_SYSCALL lacks (its sysctl is then missing too): the checks
+# CONFIG_BPF_SYSCALL lacks (its sysctl is then missing too), and the
+# types of the tracepoint's arguments: from the kernel's BTF, or from its
+# headers (the fnblk debug kernel has neither). Without them the checks
 # would test the kernel's configuration, not the recipe.
-if [ -e /proc/sys/kernel/unprivileged_bpf_disabled ]; then
+no_bpftrace=
+if [ ! -e /proc/sys/kernel/unprivileged_bpf_disabled ]; then
+	no_bpftrace="this kernel has no bpf() system call (CONFIG_BPF_SYSCALL)"
+elif [ ! -e /sys/kernel/btf/vmlinux ] &&
+	[ ! -d "/lib/modules/$(uname -r)/build/include" ]; then
+	no_bpftrace="this kernel has neither BTF (CONFIG_DEBUG_INFO_BTF) nor headers for bpftrace"
+fi
+if [ -z "$no_bpftrace" ]; then
 	bpftrace_histograms
 else
 	for what in "per-user latency histogram around fio" "a histogram per writer process" \
 		"the histograms count every request" "each user's histogram counts its operations"; do
-		skip "bpftrace: $what" "this kernel has no bpf() system call (CONFIG_BPF_SYSCALL)"
+		skip "bpftrace: $what" "$no_bpftrace"
 	done
 fi
 
