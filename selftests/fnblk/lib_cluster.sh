@@ -54,6 +54,9 @@ cluster_storage_start() { # dev
 	modprobe -q nbd nbds_max=64 || { cluster_log "cannot load nbd"; return 1; }
 	{
 		echo "[generic]"
+		# The hosts reach it over IPv4 (10.77.I.1); its default, every
+		# address of both families, fails on a kernel without IPv6.
+		echo "listenaddr = 0.0.0.0"
 		echo "port = $CLUSTER_PORT"
 		echo "[$CLUSTER_NAME]"
 		echo "exportname = $1"
@@ -77,6 +80,24 @@ cluster_storage_start() { # dev
 		i=$((i + 1))
 	done
 	[ -s "$CLUSTER_DIR/nbd-server.pid" ] || { cluster_log "nbd-server did not start"; return 1; }
+	# The pid file comes before the socket: wait until it listens.
+	i=0
+	while ! cluster_port_listening && [ $i -lt 50 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	cluster_port_listening || {
+		cluster_log "nbd-server does not listen on port $CLUSTER_PORT; its log:"
+		sed 's/^/# cluster:   /' "$CLUSTER_DIR/nbd-server.log" >&2
+		return 1
+	}
+}
+
+# Is a TCP socket listening (state 0A) on CLUSTER_PORT, any IPv4 address?
+cluster_port_listening() {
+	awk -v port="$(printf '%04X' "$CLUSTER_PORT")" \
+		'NR > 1 && $4 == "0A" && substr($2, index($2, ":") + 1) == port { found = 1 }
+		 END { exit !found }' /proc/net/tcp
 }
 
 # The listener's pid, and the pids serving connections (one a line).
