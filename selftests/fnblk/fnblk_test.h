@@ -328,12 +328,7 @@ struct wspec {
 	uint32_t bs;		/* request size */
 	uint32_t qd;		/* threads, each with one request in flight */
 	uint8_t fill;		/* byte pattern; 0 = offset-derived */
-	uint8_t slices;		/* the window cut in this many equal slices,
-				 * bytes written in each (wres.slice; at most
-				 * WSLICES; 0: none) */
 };
-
-#define WSLICES 32
 
 /* What it reports (in shared memory). */
 struct wres {
@@ -343,7 +338,6 @@ struct wres {
 	uint64_t win_max_ns;	/* and the longest of them */
 	double win_part;	/* bytes written inside the window, each
 				 * write prorated by its time in it */
-	double slice[WSLICES];	/* the same in each slice of the window */
 	int error;
 };
 
@@ -366,7 +360,7 @@ struct wthread {
 	struct wclock *clk;
 	uint32_t idx;
 	uint64_t bytes, win_bytes, win_busy_ns, win_max_ns;
-	double win_part, slice[WSLICES];
+	double win_part;
 	int error;
 };
 
@@ -414,41 +408,15 @@ static inline void wclock_wait(struct wclock *clk)
  * 16 MiB/s); prorated, the writes that straddle the window's ends count
  * for what they spent inside it.
  */
-static inline double wpart_in(uint32_t bs, uint64_t sent, uint64_t done,
-			      uint64_t start, uint64_t end)
+static inline double wpart(uint32_t bs, uint64_t sent, uint64_t done,
+			   const struct wclock *clk)
 {
-	uint64_t from = sent > start ? sent : start;
-	uint64_t to = done < end ? done : end;
+	uint64_t from = sent > clk->win_start ? sent : clk->win_start;
+	uint64_t to = done < clk->win_end ? done : clk->win_end;
 
 	if (to <= from)
 		return 0;
 	return (double)bs * (double)(to - from) / (double)(done - sent);
-}
-
-static inline double wpart(uint32_t bs, uint64_t sent, uint64_t done,
-			   const struct wclock *clk)
-{
-	return wpart_in(bs, sent, done, clk->win_start, clk->win_end);
-}
-
-/* The bounds of slice k of the window cut in n. */
-static inline uint64_t wslice_at(const struct wclock *clk, unsigned int k,
-				 unsigned int n)
-{
-	return clk->win_start + (clk->win_end - clk->win_start) * k / n;
-}
-
-/* A write's part in each slice of the window that it overlaps. */
-static inline void wslices_add(double *slice, unsigned int n, uint32_t bs,
-			       uint64_t sent, uint64_t done,
-			       const struct wclock *clk)
-{
-	unsigned int k;
-
-	n = n > WSLICES ? WSLICES : n;
-	for (k = 0; k < n && wslice_at(clk, k, n) < done; k++)
-		slice[k] += wpart_in(bs, sent, done, wslice_at(clk, k, n),
-				     wslice_at(clk, k + 1, n));
 }
 
 static inline void *wthread_run(void *arg)
@@ -493,9 +461,6 @@ static inline void *wthread_run(void *arg)
 				t->win_max_ns = done - sent;
 		}
 		t->win_part += wpart(ws->bs, sent, done, t->clk);
-		if (ws->slices)
-			wslices_add(t->slice, ws->slices, ws->bs, sent, done,
-				    t->clk);
 	}
 	free(buf);
 	close(fd);
@@ -508,7 +473,7 @@ static inline void writer_main(const struct wspec *ws, struct wres *res,
 {
 	pthread_t tid[64];
 	struct wthread t[64];
-	uint32_t i, k, qd = wspec_threads(ws);
+	uint32_t i, qd = wspec_threads(ws);
 
 	for (i = 0; i < qd; i++) {
 		t[i] = (struct wthread){ .ws = ws, .clk = clk, .idx = i };
@@ -524,8 +489,6 @@ static inline void writer_main(const struct wspec *ws, struct wres *res,
 		if (t[i].win_max_ns > res->win_max_ns)
 			res->win_max_ns = t[i].win_max_ns;
 		res->win_part += t[i].win_part;
-		for (k = 0; k < WSLICES; k++)
-			res->slice[k] += t[i].slice[k];
 		if (t[i].error)
 			res->error = t[i].error;
 	}
