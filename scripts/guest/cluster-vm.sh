@@ -77,7 +77,7 @@ storage)
 	clock=$!
 	fnblkctl monitor "$dev" --csv >"$out/monitor.csv" 2>/dev/null &
 	monitor=$!
-	wait_started "$out/monitor.csv"
+	wait_started "$out/monitor.csv" $monitor || fail "fnblkctl monitor did not start"
 	fnblkctl stats reset "$dev"
 	echo "cluster: storage: /dev/$dev ($settings), export $CLUSTER_EXPORT, $hosts links: ready"
 	# Wait for the host's word; the guest's own timeout ends a lost wait.

@@ -76,7 +76,7 @@ params=$p
 
 fnblkctl monitor "$dev" --csv >"$out/storage/monitor.csv" 2>/dev/null &
 monitor=$!
-wait_started "$out/storage/monitor.csv"
+wait_started "$out/storage/monitor.csv" $monitor || fail "fnblkctl monitor did not start"
 fnblkctl stats reset "$dev"
 echo "cluster: $hosts hosts on /dev/$dev ($settings), export $CLUSTER_EXPORT: fnblk-fleet $*"
 # shellcheck disable=SC2086 # params is a list of words

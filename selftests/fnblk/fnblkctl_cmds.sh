@@ -17,16 +17,6 @@ trap 'rm -rf "$tmp"' EXIT
 # JSON value at PATH of the output of a read command: jget PATH CMD...
 jget() { p=$1; shift; fnblkctl -j "$@" | fnblkctl json "$p"; }
 
-# Wait (up to 10s) until a monitor writing to FILE has subscribed and
-# printed its start snapshot, so no event of the test can precede it.
-wait_started() {
-	i=0
-	while ! grep -q start "$1" 2>/dev/null && [ $i -lt 100 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-}
-
 command -v fnblkctl >/dev/null || { echo "1..0 # SKIP fnblkctl not installed"; exit $KSFT_SKIP; }
 [ -d /sys/module/fnblk ] || modprobe fnblk 2>/dev/null ||
 	{ echo "1..0 # SKIP cannot load fnblk"; exit $KSFT_SKIP; }
@@ -183,9 +173,7 @@ check "top output has no escape codes when not a terminal" sh -c \
 	"! fnblkctl top $dev 0.1 --once | grep -q \"$(printf '\033')\""
 
 # --- monitor -----------------------------------------------------------------
-fnblkctl monitor $dev --csv --duration 3s >$tmp/mon.csv 2>$tmp/mon.err &
-mon=$!
-wait_started $tmp/mon.csv
+start_monitor $tmp/mon.csv $tmp/mon.err monitor $dev --csv --duration 3s
 dd if=/dev/zero of=/dev/$dev bs=64k count=16 oflag=direct 2>/dev/null &
 w3=$!
 wait $w3
@@ -200,18 +188,14 @@ steps=$(awk -F, 'NR > 2 { d = $3 - prev; if (($4 == "active" && d != 1) || ($4 =
 check_eq "monitor --csv: each active/idle moves n by one" "$steps" 0
 check_eq "monitor --csv: nothing reported lost" "$(cat $tmp/mon.err)" ""
 
-fnblkctl monitor $dev --count 1 >$tmp/mon.txt &
-mon=$!
-wait_started $tmp/mon.txt
+start_monitor $tmp/mon.txt $tmp/mon.err monitor $dev --count 1
 dd if=/dev/zero of=/dev/$dev bs=64k count=1 oflag=direct 2>/dev/null &
 w4=$!
 wait $w4
 wait $mon
 check "monitor text: '[time] $dev active user $w4 n 1 seq N'" \
 	grep -Eq "^\[[0-9]+\.[0-9]{9}\] $dev active user $w4 n 1 seq [0-9]+\$" $tmp/mon.txt
-fnblkctl -j monitor $dev --count 1 >$tmp/mon.jsonl &
-mon=$!
-wait_started $tmp/mon.jsonl
+start_monitor $tmp/mon.jsonl $tmp/mon.err -j monitor $dev --count 1
 dd if=/dev/zero of=/dev/$dev bs=64k count=1 oflag=direct 2>/dev/null
 wait $mon
 check_eq "monitor -j: JSON lines with event and n" \
@@ -221,9 +205,7 @@ check_eq "monitor -j: JSON lines with event and n" \
 check_eq "stats (all devices) -j includes $dev" \
 	"$(fnblkctl -j stats | fnblkctl json '#' >/dev/null &&
 	   fnblkctl -j stats | grep -c "\"name\": \"$dev\"")" 1
-fnblkctl monitor --count 3 >$tmp/devmon.txt &
-mon=$!
-wait_started $tmp/devmon.txt
+start_monitor $tmp/devmon.txt $tmp/mon.err monitor --count 3
 dev2=$(fnblkctl dev add size 4MiB)
 fnblkctl dev set $dev2 bw 1MiB/s
 fnblkctl dev del $dev2

@@ -27,9 +27,7 @@ flood() { # label expected-stderr expected-after-resync monitor-options...
 	label=$1 want_err=$2 want_after=$3
 	shift 3
 	before=$(fnblkctl -j stats $dev | fnblkctl json events)
-	fnblkctl monitor $dev --csv --rcvbuf 1 "$@" >$tmp/n.csv 2>$tmp/err &
-	mon=$!
-	wait_started $tmp/n.csv
+	start_monitor $tmp/n.csv $tmp/err monitor $dev --csv --rcvbuf 1 "$@"
 	storm
 	sleep 1
 	# One last writer after the storm: tracked exactly again.
@@ -111,9 +109,7 @@ flood "silent drops" "events lost (seq " suffix --no-enobufs
 
 # The same loss as JSON lines: every line parses, loss and resync are
 # records of their own.
-fnblkctl -j monitor $dev --rcvbuf 1 >$tmp/n.jsonl 2>$tmp/err &
-mon=$!
-wait_started $tmp/n.jsonl
+start_monitor $tmp/n.jsonl $tmp/err -j monitor $dev --rcvbuf 1
 storm
 sleep 1
 kill -TERM $mon

@@ -40,9 +40,7 @@ for j in 0 1 2 3 4 5; do
 done
 
 fnblkctl stats reset $dev
-fnblkctl monitor $dev --csv >$tmp/n.csv 2>$tmp/mon.err &
-mon=$!
-wait_started $tmp/n.csv
+start_monitor $tmp/n.csv $tmp/mon.err monitor $dev --csv
 fio --eta=never --output=$tmp/fio.out $tmp/fleet.fio
 check_eq "fio ran" "$?" 0
 sleep 0.5	# every writer past its grace period: n is 0 again
@@ -98,9 +96,7 @@ for j in 0 1 2 3; do
 done
 rmem_default=$(cat /proc/sys/net/core/rmem_default)
 fnblkctl stats reset $dev
-fnblkctl monitor $dev --csv --rcvbuf $((rmem_default / 2)) >$tmp/burst.csv 2>$tmp/burst.err &
-mon=$!
-wait_started $tmp/burst.csv
+start_monitor $tmp/burst.csv $tmp/burst.err monitor $dev --csv --rcvbuf $((rmem_default / 2))
 kill -STOP $mon
 
 # skb heads of 4 KiB or more the kernel allocates meanwhile (kmem:kmalloc

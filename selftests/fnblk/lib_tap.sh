@@ -153,13 +153,34 @@ load_fnblk() { # parameter=value...
 	done
 }
 
-# Wait (up to 10 s) until a "fnblkctl monitor" writing to FILE has
-# subscribed and printed its start snapshot, so that no event of the test
-# can precede it.
-wait_started() {
-	i=0
-	while ! grep -q start "$1" 2>/dev/null && [ $i -lt 100 ]; do
+# Wait until the "fnblkctl monitor" PID writing to OUT has subscribed and
+# printed its start snapshot, so that no event that follows can precede
+# it; 1 if it exited or 60 s passed first. OUT must not exist before the
+# monitor was started (start_monitor).
+wait_started() { # OUT PID
+	_i=0
+	while ! grep -q start "$1" 2>/dev/null; do
+		[ $_i -lt 600 ] && kill -0 "$2" 2>/dev/null || return 1
 		sleep 0.1
-		i=$((i + 1))
+		_i=$((_i + 1))
 	done
+}
+
+# Start "fnblkctl ARGS..." (a monitor) in the background, its output in OUT
+# and its errors in ERR, and wait until it has started; $mon is its pid.
+# OUT is removed first: the shell opens it in the child, so a start row
+# left in OUT by an earlier monitor would otherwise pass for this one
+# before it ran (a loaded guest scheduled the parent first and the test's
+# events came before the snapshot that was meant to precede them).
+start_monitor() { # OUT ERR ARGS...
+	_out=$1 _err=$2
+	shift 2
+	rm -f "$_out"
+	fnblkctl "$@" >"$_out" 2>"$_err" &
+	mon=$!
+	wait_started "$_out" $mon || {
+		not_ok "fnblkctl $* printed its start snapshot" \
+			"not within 60 s, or it exited; its stderr: $(cat "$_err")"
+		return 1
+	}
 }
