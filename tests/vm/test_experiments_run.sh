@@ -30,7 +30,20 @@ cat >"$tmp/bin/make" <<EOF
 echo "\$*" >>"$tmp/make.args"
 exit \${FAKE_MAKE_STATUS:-0}
 EOF
-printf '#!/bin/sh\ntouch "%s/booted"\nexec sleep 60\n' "$tmp" >"$tmp/bin/qemu-system-x86_64"
+# The fake guest leaves what an experiment writes to /results where
+# scripts/vm reads it back: the tar archive on the results drive.
+mkdir "$tmp/guest"
+for f in run.summary run.txt run.users events.csv; do echo "$f" >"$tmp/guest/$f"; done
+cat >"$tmp/bin/qemu-system-x86_64" <<EOF
+#!/bin/sh
+touch "$tmp/booted"
+for a; do
+	case \$a in
+	file=*results.img,*) img=\${a#file=}; tar -cf "\${img%%,*}" -C "$tmp/guest" . ;;
+	esac
+done
+exec sleep 60
+EOF
 chmod +x "$tmp/bin/make" "$tmp/bin/qemu-system-x86_64"
 FAKE_MAKE_STATUS=2 PATH=$tmp/bin:$PATH "$run" -o "$tmp/fail" -t 3 clock-calibration \
 	>/dev/null 2>"$tmp/fail.err"
@@ -40,18 +53,63 @@ check "and says so, naming its log" \
 check "and nothing booted" test ! -e "$tmp/booted"
 check_eq "the build is of this tree, all of it" "$(cat "$tmp/make.args")" "-C $src -s all"
 
+code="module uapi userspace scripts selftests"
 if ls /boot/vmlinuz-* >/dev/null 2>&1; then
 	# (the initramfs is built first: minutes on a busy host)
-	PATH=$tmp/bin:$PATH timeout 600 "$run" -o "$tmp/exp" -t 3 clock-calibration \
-		>"$tmp/run.out" 2>&1
+	PATH=$tmp/bin:$PATH FNBLK_RESULTS_DIR=$tmp/saved timeout 600 "$run" -o "$tmp/exp" \
+		-t 3 -s clock-calibration >"$tmp/run.out" 2>&1
 	check_eq "-t 3: the boot is stopped and the experiment counted failed" "$?" 1
 	check "by scripts/vm's deadline of 3 s" grep -q "TIMEOUT: guest killed after 3 s" "$tmp/run.out"
 	secs=$(sed -n 's/.*exit status 124 after \([0-9]*\).*/\1/p' "$tmp/run.out")
 	check "well before the fake guest's 60 s (${secs:-?} s)" test "${secs:-99}" -lt 30
 	check "after the build" test "$(cat "$tmp/make.args" 2>/dev/null | wc -l)" -eq 2 -a -e "$tmp/booted"
+
+	# -s keeps what the documents cite: summaries, reports, user tables
+	# (*.users were left behind), the conditions and the load; not events.
+	for saved in "$tmp"/saved/*/real/clock-calibration; do :; done
+	for f in run.summary run.txt run.users conditions host-load.csv host-load.summary; do
+		check "-s keeps $f" test -f "$saved/$f"
+	done
+	check "-s leaves the events out" test ! -e "$saved/events.csv"
+
+	# The conditions name the code by git tree ids, which outlive a
+	# rebase (a helper's branch commit never reached main).
+	want=
+	for d in $code; do
+		want="$want${want:+ }$d=$(git -C "$src" rev-parse --short=12 "HEAD:$d")"
+	done
+	# shellcheck disable=SC2086 # code is a list of words
+	if [ -z "$(git -C "$src" status --porcelain -- $code)" ]; then
+		check_eq "conditions: the code's tree ids" \
+			"$(sed -n 's/^sources: //p' "$saved/conditions")" "$want"
+		"$src/scripts/experiments/provenance" -b HEAD "$saved/conditions" >"$tmp/prov.out"
+		check_eq "provenance: found, exit 0" "$?" 0
+		check "it names this commit as the newest with that code" grep -q \
+			"\.\.$(git -C "$src" log -1 --format='%h %cs' HEAD), [0-9]* commit(s) of HEAD" \
+			"$tmp/prov.out"
+	else
+		for c in "conditions: the code's tree ids" "provenance: found, exit 0" \
+			"it names this commit as the newest with that code"; do
+			skip "$c" "uncommitted changes in the code"
+		done
+	fi
 else
 	skip "-t reaches scripts/vm" "no kernel in /boot"
 fi
+
+# provenance fails, saying why, for code no commit holds and for a run
+# without a sources line.
+prov=$src/scripts/experiments/provenance
+echo "sources: module=000000000000 uapi=000000000000" >"$tmp/never"
+"$prov" -b HEAD "$tmp/never" >"$tmp/never.out" 2>&1
+check_eq "provenance: code no commit holds: exit 1" "$?" 1
+check "and says so" grep -q "no commit of HEAD has this code" "$tmp/never.out"
+echo "tree: abc1234" >"$tmp/old"
+"$prov" -b HEAD "$tmp/old" >"$tmp/old.out" 2>&1
+check_eq "provenance: no sources line: exit 1" "$?" 1
+check "and says so" grep -q "no sources line" "$tmp/old.out"
+"$prov" -b no-such-rev "$tmp/old" >/dev/null 2>&1
+check_eq "provenance: an unknown revision is a usage error" "$?" 2
 
 echo "1..$n"
 [ "$failed" -eq 0 ]
