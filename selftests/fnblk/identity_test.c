@@ -67,7 +67,7 @@ TEST_F(id, key_tgid_counts_processes)
 						 .key = FNBLK_KEY_TGID)));
 	ASSERT_EQ(0, run_writers_hook(ws, 2, res, 0, keep_pids, pids));
 	ASSERT_EQ(0, users_of(&self->c, &self->us));
-	EXPECT_EQ(2, self->us.nr);
+	EXPECT_EQ(2u, self->us.nr);
 	ASSERT_NE(NULL, find_user(&self->us, pids[0]));
 	ASSERT_NE(NULL, find_user(&self->us, pids[1]));
 	EXPECT_EQ(MiB, find_user(&self->us, pids[0])->write_bytes);
@@ -87,7 +87,7 @@ TEST_F(id, key_pid_counts_threads)
 						 .key = FNBLK_KEY_PID)));
 	ASSERT_EQ(0, run_writers(&ws, 1, &res, 0));
 	ASSERT_EQ(0, users_of(&self->c, &self->us));
-	EXPECT_EQ(3, self->us.nr);
+	EXPECT_EQ(3u, self->us.nr);
 	for (i = 0; i < self->us.nr; i++)
 		total += self->us.u[i].write_bytes;
 	EXPECT_EQ(ws.bytes, total);
@@ -108,8 +108,8 @@ TEST_F(id, key_single_is_one_user)
 			.bs = 65536, .qd = 1, .fill = 4 };
 	ASSERT_EQ(0, run_writers(ws, 3, res, 0));
 	ASSERT_EQ(0, users_of(&self->c, &self->us));
-	ASSERT_EQ(1, self->us.nr);
-	EXPECT_EQ(0, self->us.u[0].key);
+	ASSERT_EQ(1u, self->us.nr);
+	EXPECT_EQ(0u, self->us.u[0].key);
 	EXPECT_EQ(3 * MiB, self->us.u[0].write_bytes);
 }
 
@@ -139,8 +139,8 @@ TEST_F(id, key_cgroup_counts_cgroups)
 	write_file(CG_ROOT "/cgroup.subtree_control", "+io");
 	cg.a = cgroup_make("fnblk-test-a");
 	cg.b = cgroup_make("fnblk-test-b");
-	ASSERT_NE(0, cg.a);
-	ASSERT_NE(0, cg.b);
+	ASSERT_NE(0u, cg.a);
+	ASSERT_NE(0u, cg.b);
 	ASSERT_EQ(0, dev_add(&self->c, &DEV_CFG(.name = DEV, .bw = 32 * MiB,
 						 .key = FNBLK_KEY_CGROUP)));
 	for (i = 0; i < 3; i++)
@@ -151,7 +151,7 @@ TEST_F(id, key_cgroup_counts_cgroups)
 	ASSERT_EQ(0, users_of(&self->c, &self->us));
 	ua = find_user(&self->us, cg.a);
 	ub = find_user(&self->us, cg.b);
-	EXPECT_EQ(2, self->us.nr);
+	EXPECT_EQ(2u, self->us.nr);
 	ASSERT_NE(NULL, ua);
 	ASSERT_NE(NULL, ub);
 	EXPECT_EQ(2 * MiB, ua->write_bytes);
@@ -216,7 +216,7 @@ TEST_F(id, writeback_charged_to_the_cgroup)
 
 	write_file(CG_ROOT "/cgroup.subtree_control", "+io");
 	cg = cgroup_make("fnblk-test-wb");
-	ASSERT_NE(0, cg);
+	ASSERT_NE(0u, cg);
 	ASSERT_EQ(0, dev_add(&self->c, &DEV_CFG(.name = DEV, .bw = 64 * MiB,
 						 .key = FNBLK_KEY_CGROUP)));
 	write_back_later(_metadata, "fnblk-test-wb");

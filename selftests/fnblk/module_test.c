@@ -217,8 +217,8 @@ TEST_F(data, allocation_failure_fails_the_io)
 	close(fd);
 	EXPECT_EQ(3, eio);
 	ASSERT_EQ(0, fnl_stats(&self->c, "fnblk5", &s));
-	EXPECT_EQ(3, s.v[FNBLK_STAT_ERRORS]);
-	EXPECT_EQ(0, s.v[FNBLK_STAT_INFLIGHT]);
+	EXPECT_EQ(3u, s.v[FNBLK_STAT_ERRORS]);
+	EXPECT_EQ(0u, s.v[FNBLK_STAT_INFLIGHT]);
 	/* What was stored before and after the failures is intact. */
 	EXPECT_EQ(0, verify_region("/dev/fnblk5", 0, 4096, 0));
 	EXPECT_EQ(0, verify_region("/dev/fnblk5", 4 * 4096, 4096, 0));
@@ -244,8 +244,8 @@ TEST_F(data, large_io_split_into_requests)
 	close(fd);
 	ASSERT_EQ(0, fnl_stats(&self->c, "fnblk5", &s));
 	EXPECT_EQ(4 * MiB, s.v[FNBLK_STAT_WRITE_BYTES]);
-	EXPECT_LE(4, s.v[FNBLK_STAT_WRITE_OPS]);
-	EXPECT_GE(8, s.v[FNBLK_STAT_WRITE_OPS]);
+	EXPECT_LE(4u, s.v[FNBLK_STAT_WRITE_OPS]);
+	EXPECT_GE(8u, s.v[FNBLK_STAT_WRITE_OPS]);
 	EXPECT_EQ(0, verify_region("/dev/fnblk5", 16 * MiB, 4 * MiB, 0));
 	free(buf);
 }

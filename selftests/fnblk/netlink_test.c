@@ -90,9 +90,9 @@ TEST_F(nl, add_get_set_del_round_trip)
 	EXPECT_EQ(64 * MiB, d.size);
 	EXPECT_EQ(12 * MiB, d.bw);
 	EXPECT_STREQ("linear:3", d.fn);
-	EXPECT_EQ(250000, d.latency);
-	EXPECT_EQ(8192, d.overhead);
-	EXPECT_EQ(5000000, d.grace);
+	EXPECT_EQ(250000u, d.latency);
+	EXPECT_EQ(8192u, d.overhead);
+	EXPECT_EQ(5000000u, d.grace);
 	EXPECT_EQ(FNBLK_KEY_PID, d.key);
 	EXPECT_EQ(FNBLK_POLICY_WEIGHTED, d.policy);
 	EXPECT_EQ(FNBLK_USERS_WRITES, d.users);
@@ -104,10 +104,10 @@ TEST_F(nl, add_get_set_del_round_trip)
 	ASSERT_EQ(0, dev_set(&self->c, &DEV_CFG(.name = DEV, .bw = 0,
 						 .fn = "power:0.5")));
 	ASSERT_EQ(0, dev_get(&self->c, DEV, &d));
-	EXPECT_EQ(0, d.bw);
+	EXPECT_EQ(0u, d.bw);
 	EXPECT_EQ(FNBLK_FN_MAX, d.nr_table);
-	EXPECT_EQ(FNBLK_FN_ONE, d.table[0]);
-	EXPECT_EQ(2 * FNBLK_FN_ONE, d.table[3]);	/* 4^0.5 */
+	EXPECT_EQ((uint32_t)FNBLK_FN_ONE, d.table[0]);
+	EXPECT_EQ((uint32_t)(2 * FNBLK_FN_ONE), d.table[3]);	/* 4^0.5 */
 	EXPECT_EQ(0, dev_del(&self->c, DEV));
 	EXPECT_NE(0, access(DEVPATH, F_OK));
 	EXPECT_EQ(-ENODEV, dev_get(&self->c, DEV, &d));
@@ -526,7 +526,7 @@ TEST_F(nl, dump_spans_messages)
 						NLM_F_DUMP), dev_reply, &d));
 	EXPECT_LE(40, d.count);
 	EXPECT_EQ(FNBLK_FN_MAX, d.nr_table);
-	EXPECT_EQ(FNBLK_FN_ONE / 2, d.table[3]);	/* 4^-0.5 */
+	EXPECT_EQ((uint32_t)(FNBLK_FN_ONE / 2), d.table[3]);	/* 4^-0.5 */
 	memset(&d, 0, sizeof(d));
 	ASSERT_EQ(0, fnl_send(&self->c, fnl_msg(&self->c,
 				FNBLK_CMD_STATS_GET, NLM_F_DUMP), NULL, NULL));
@@ -571,15 +571,15 @@ TEST_F(nl, counters_add_up)
 		uact += us.u[i].activations;
 	}
 	EXPECT_EQ(6 * MiB, s.v[FNBLK_STAT_WRITE_BYTES]);
-	EXPECT_EQ(4096, s.v[FNBLK_STAT_READ_BYTES]);
+	EXPECT_EQ(4096u, s.v[FNBLK_STAT_READ_BYTES]);
 	EXPECT_EQ(s.v[FNBLK_STAT_WRITE_BYTES] + s.v[FNBLK_STAT_READ_BYTES], ub);
 	EXPECT_EQ(s.v[FNBLK_STAT_WRITE_OPS] + s.v[FNBLK_STAT_READ_OPS] +
 		  s.v[FNBLK_STAT_FLUSH_OPS] + s.v[FNBLK_STAT_DISCARD_OPS], uops);
 	EXPECT_EQ(s.v[FNBLK_STAT_ACTIVATIONS], uact);
-	EXPECT_LE(4, us.nr);	/* three writers and the reader */
-	EXPECT_EQ(0, s.v[FNBLK_STAT_NR_ACTIVE]);
-	EXPECT_EQ(3, s.v[FNBLK_STAT_PEAK_ACTIVE]);
-	EXPECT_EQ(0, s.v[FNBLK_STAT_INFLIGHT]);
+	EXPECT_LE(4u, us.nr);	/* three writers and the reader */
+	EXPECT_EQ(0u, s.v[FNBLK_STAT_NR_ACTIVE]);
+	EXPECT_EQ(3u, s.v[FNBLK_STAT_PEAK_ACTIVE]);
+	EXPECT_EQ(0u, s.v[FNBLK_STAT_INFLIGHT]);
 	/* Every nanosecond is at some n; integral of n matches the bins. */
 	EXPECT_EQ(s.v[FNBLK_STAT_ELAPSED_NS], sum_u64(s.n_hist, FNBLK_NHIST_BINS));
 	for (i = 0; i < FNBLK_NHIST_EXACT; i++)
@@ -591,8 +591,8 @@ TEST_F(nl, counters_add_up)
 
 	ASSERT_EQ(0, fnl_simple(&self->c, FNBLK_CMD_STATS_RESET, DEV));
 	ASSERT_EQ(0, fnl_stats(&self->c, DEV, &s));
-	EXPECT_EQ(0, s.v[FNBLK_STAT_WRITE_BYTES]);
-	EXPECT_EQ(0, s.v[FNBLK_STAT_ACTIVATIONS]);
+	EXPECT_EQ(0u, s.v[FNBLK_STAT_WRITE_BYTES]);
+	EXPECT_EQ(0u, s.v[FNBLK_STAT_ACTIVATIONS]);
 	EXPECT_LT(s.v[FNBLK_STAT_ELAPSED_NS], 1000000000ULL);
 	free(us.u);
 }
@@ -662,11 +662,11 @@ TEST_F(nl, event_stream)
 	TH_LOG("events: %d active, %d idle, seq %llu..%llu, max n %u",
 	       e.active, e.idle, (unsigned long long)e.first_seq,
 	       (unsigned long long)e.last_seq, e.max_n);
-	EXPECT_EQ(0, e.gaps);
+	EXPECT_EQ(0u, e.gaps);
 	EXPECT_EQ(e.active, e.idle);
 	EXPECT_EQ((uint64_t)e.active, s.v[FNBLK_STAT_ACTIVATIONS]);
 	EXPECT_EQ(s.v[FNBLK_STAT_EVENTS], e.last_seq);
-	EXPECT_EQ(2, e.max_n);
+	EXPECT_EQ(2u, e.max_n);
 	nl_socket_free(sk);
 }
 

@@ -601,8 +601,8 @@ TEST_F(pair, readers_outside_the_pool)
 	       wres_win_rate(&res, dur) / MiB,
 	       (unsigned long long)s.v[FNBLK_STAT_READ_BYTES],
 	       (unsigned long long)s.v[FNBLK_STAT_PEAK_ACTIVE]);
-	EXPECT_LT(0, s.v[FNBLK_STAT_READ_BYTES]);
-	EXPECT_EQ(1, s.v[FNBLK_STAT_PEAK_ACTIVE]);	/* the writer alone */
+	EXPECT_LT(0u, s.v[FNBLK_STAT_READ_BYTES]);
+	EXPECT_EQ(1u, s.v[FNBLK_STAT_PEAK_ACTIVE]);	/* the writer alone */
 	EXPECT_TIMING(near(wres_win_rate(&res, dur), BW, TOL));
 	SKIP_IF_TIMING_UNCHECKED();
 }
