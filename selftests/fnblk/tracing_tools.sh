@@ -34,7 +34,7 @@ cleanup() {
 	trace-cmd reset >/dev/null 2>&1
 	for d in $devs; do fnblkctl dev del $d; done
 	[ -d "$ref" ] && rmdir "$ref"
-	rm -rf "$tmp"
+	rm -rf "$tmp" ${kheaders:+"$kheaders"}
 }
 trap cleanup EXIT
 cd "$tmp" || exit 1
@@ -271,14 +271,28 @@ bpftrace_histograms() {
 # bpftrace needs the bpf() system call, which a kernel built without
 # CONFIG_BPF_SYSCALL lacks (its sysctl is then missing too), and the
 # types of the tracepoint's arguments: from the kernel's BTF, or from its
-# headers (the fnblk debug kernel has neither). Without them the checks
+# headers, installed or built in (CONFIG_IKHEADERS: the fnblk debug
+# kernel's). bpftrace unpacks built-in headers itself with "tar xf",
+# which busybox's tar cannot do to an .xz archive, so they are unpacked
+# here and named in BPFTRACE_KERNEL_SOURCE. Without any of them the checks
 # would test the kernel's configuration, not the recipe.
 no_bpftrace=
+kheaders=
 if [ ! -e /proc/sys/kernel/unprivileged_bpf_disabled ]; then
 	no_bpftrace="this kernel has no bpf() system call (CONFIG_BPF_SYSCALL)"
 elif [ ! -e /sys/kernel/btf/vmlinux ] &&
 	[ ! -d "/lib/modules/$(uname -r)/build/include" ]; then
-	no_bpftrace="this kernel has neither BTF (CONFIG_DEBUG_INFO_BTF) nor headers for bpftrace"
+	if [ -e /sys/kernel/kheaders.tar.xz ]; then
+		kheaders=$(mktemp -d)
+		if tar -xJf /sys/kernel/kheaders.tar.xz -C "$kheaders"; then
+			export BPFTRACE_KERNEL_SOURCE="$kheaders"
+			echo "# bpftrace: the kernel's built-in headers, unpacked"
+		else
+			no_bpftrace="this kernel's built-in headers (/sys/kernel/kheaders.tar.xz) could not be unpacked"
+		fi
+	else
+		no_bpftrace="this kernel has neither BTF (CONFIG_DEBUG_INFO_BTF) nor headers (CONFIG_IKHEADERS) for bpftrace"
+	fi
 fi
 if [ -z "$no_bpftrace" ]; then
 	bpftrace_histograms
