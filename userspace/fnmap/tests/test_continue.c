@@ -139,7 +139,7 @@ static double seconds_since(const struct timespec *t0)
 static uint64_t read_all(const char *base, uint64_t size, unsigned int n)
 {
 	struct timespec start, slice;
-	double last_change = 0, longest_idle = 0;
+	double now, last_change = 0, longest_idle = 0;
 	unsigned long long seen = 0, now_read;
 	atomic_ullong pages_read = 0;
 	struct reader r[16];
@@ -161,16 +161,16 @@ static uint64_t read_all(const char *base, uint64_t size, unsigned int n)
 			continue;
 		}
 		now_read = atomic_load(&pages_read);
+		now = seconds_since(&start);
 		if (now_read != seen) {
-			if (seconds_since(&start) - last_change > longest_idle)
-				longest_idle = seconds_since(&start) - last_change;
+			if (now - last_change > longest_idle)
+				longest_idle = now - last_change;
 			seen = now_read;
-			last_change = seconds_since(&start);
-		} else if (seconds_since(&start) - last_change >= WATCHDOG_S) {
+			last_change = now;
+		} else if (now - last_change >= WATCHDOG_S) {
 			ok(0, "%u readers: no page read for %d s (%llu of %llu "
 			   "pages read in %.0f s)", n, WATCHDOG_S, seen,
-			   (unsigned long long)(size / 4096),
-			   seconds_since(&start));
+			   (unsigned long long)(size / 4096), now);
 			fflush(stdout);
 			_exit(1);
 		}
