@@ -13,7 +13,9 @@
 # on the storage host are what it wrote, that killing one host mid-write
 # fails only that host's writes, and that a host with two connections is
 # two users (what breaks "one host, one user"), and that a link's netem
-# delay is in place (scripts/cluster -d). Prints TAP.
+# delay is in place (scripts/cluster -d), and that hosts removed can be
+# added again at once (what the cluster experiments do between host
+# counts). Prints TAP.
 #
 # CLUSTER_EXPORT=buffered runs the same checks on nbd-server's default
 # export (through the storage host's page cache), which fails them.
@@ -218,6 +220,30 @@ check "and on the host's end" \
 rtt=$(cluster_on 4 ping -c 3 -q 10.77.4.1 | sed -n 's|.*= \([0-9.]*\)/.*|\1|p')
 check "no round trip shorter than 2 x 20 ms (min ${rtt:-none} ms)" \
 	awk -v r="${rtt:-0}" 'BEGIN { exit !(r >= 40) }'
+
+# 6. Hosts removed and added again at once, as the cluster experiments
+# do between one host count and the next: the removal must take the
+# hosts' links with it, or adding the same host again fails ("RTNETLINK
+# answers: File exists" from its "ip link add clIs"). Deleting a
+# namespace does not: its veth goes later, in the kernel's netns cleanup.
+# Tested with the shell's own test, right after the removal (no program
+# started in between).
+for round in 1 2; do
+	cluster_clients_remove
+	left=
+	for i in 0 1 2 3 4; do
+		[ -e "/sys/class/net/cl${i}s" ] && left="$left cl${i}s"
+	done
+	check_eq "round $round: removing the hosts removed their links" "${left:-none}" none
+	up=0
+	for i in 0 1 2; do
+		cluster_client_add $i && cluster_client_connect $i && up=$((up + 1))
+	done
+	check_eq "round $round: the three hosts added again at once and connected" $up 3
+done
+check "host 2 added again writes" cluster_on 2 dd if="$TMP/pattern.2" of=/dev/nbd2 bs=1M \
+	seek=$((2 * REGION_MIB)) oflag=direct conv=fsync 2>/dev/null
+check "and its data read back on the storage host" readback_ok 2 "$TMP/pattern.2"
 
 echo "1..$n"
 [ $failed -eq 0 ]
