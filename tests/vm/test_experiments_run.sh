@@ -71,6 +71,12 @@ if ls /boot/vmlinuz-* >/dev/null 2>&1; then
 		check "-s keeps $f" test -f "$saved/$f"
 	done
 	check "-s leaves the events out" test ! -e "$saved/events.csv"
+	# The conditions' command makes the run again: -o, -t and -s as
+	# given (they were left out: a run into another directory recorded
+	# the default's command).
+	check_eq "conditions: the command with its options as given" \
+		"$(sed -n 's/^command: //p' "$saved/conditions")" \
+		"scripts/experiments/run -c real -o $tmp/exp -t 3 -s clock-calibration"
 
 	# The conditions name the code by git tree ids, which outlive a
 	# rebase (a helper's branch commit never reached main).
