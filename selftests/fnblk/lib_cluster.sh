@@ -118,7 +118,16 @@ cluster_server_children() {
 # per-direction netem: DELAY and JITTER (tc time units, "" or 0 for none)
 # and RATE (tc rate units, "" for none), the same both ways.
 cluster_client_add() { # i [delay [jitter [rate]]]
-	local ci=$1 delay=${2:-0} jitter=${3:-0} rate=${4:-} ns=cl$1
+	local ci=$1 delay=${2:-0} jitter=${3:-0} rate=${4:-} ns=cl$1 w=0
+	# A link of an earlier host I whose namespace was deleted without
+	# cluster_clients_remove goes when the kernel cleans that namespace
+	# up: wait for it (5 s at most) rather than fail in "ip link add".
+	while [ -e "/sys/class/net/${ns}s" ] && [ $w -lt 50 ]; do
+		sleep 0.1
+		w=$((w + 1))
+	done
+	[ ! -e "/sys/class/net/${ns}s" ] ||
+		{ cluster_log "${ns}s, the link of an earlier host $ci, is still there"; return 1; }
 	ip netns add "$ns" || return 1
 	ip link add "${ns}s" type veth peer name "${ns}c" || return 1
 	ip link set "${ns}c" netns "$ns" || return 1
@@ -514,6 +523,11 @@ cluster_clients_remove() {
 	done
 	for ns in $(ip netns list | awk '/^cl[0-9]/ { print $1 }'); do
 		cluster_client_kill "${ns#cl}"
+		# The host's link first: deleting it removes both ends before
+		# "ip link del" returns, while a deleted namespace takes its
+		# veth with it only later, in the kernel's netns cleanup, and
+		# adding the same host again at once would find clIs there.
+		ip link del "${ns}s" 2>/dev/null
 		ip netns del "$ns"
 	done
 }
