@@ -12,7 +12,7 @@
 # with 2 ms one-way netem delay per link; fnblk-sim's prediction of the
 # merged multi-host run (hosts as users, the network's delay as latency).
 # Each host writes its own slice of the device (fnblk-fleet --part).
-# A variant sets HOSTS, SEED or DELAYS first and includes this file
+# A variant sets HOSTS, SEED, DELAYS (or BW, SIZE, BS) first and includes this file
 # (cluster-1-hosts-*.sh: the repeats of Documentation/experiments/cluster.rst).
 # HOSTS may be a list of host counts, run one after the other in this boot
 # (cluster-2-path.sh); the local jobs then run for the first count only and
@@ -25,8 +25,12 @@ DELAYS=${DELAYS:-0 2ms}	# one-way netem delay per link, a run each
 # B well below what the guest's network path carries for 6 hosts under
 # TCG (at B = 16 MiB/s with 2 MiB checkpoints the path, not the store,
 # limited the hosts: 4.6 MiB/s in all, writes 11x their solo time).
-BW=2		# MiB/s: a 256 KiB checkpoint takes 125 ms alone
-FLEET="--compute 1s --size 256KiB --cycles 12 --bs 64KiB"
+# A variant may set BW, SIZE and BS too (cluster-1-hosts-bw16.sh: the
+# first run's 16 MiB/s); SIZE / BW must stay 125 ms (the summary says so).
+BW=${BW:-2}		# MiB/s: a 256 KiB checkpoint takes 125 ms alone
+SIZE=${SIZE:-256KiB}
+BS=${BS:-64KiB}
+FLEET="--compute 1s --size $SIZE --cycles 12 --bs $BS"
 . /opt/kselftest/fnblk/lib_cluster.sh
 load_fnblk bw_mbps=$BW fn=constant policy=anon key=tgid store=none
 modprobe -q veth || { echo "cannot load veth"; exit 1; }
@@ -39,7 +43,7 @@ DEV_LAT=$(fnblkctl json 0.latency_ns <"$RESULTS/dev.json") || exit 1
 # The seed's phases for N jobs: job J's first write in fnblk-sim's run,
 # minus T, in /tmp/phases.N (one a line) and /tmp/phase.N.J.
 draw_phases() { # N
-	fnblk-sim run --jobs $1 --compute 1s --size 256KiB --bw ${BW}MiB/s --cycles 1 \
+	fnblk-sim run --jobs $1 --compute 1s --size $SIZE --bw ${BW}MiB/s --cycles 1 \
 		--phases random --seed $SEED -o /tmp/seed.csv >/dev/null || return 1
 	awk -F, '/^[0-9]/ && $2 == 0 { p[$1] = $3 - 1000000000 } END { for (j = 0; j < '$1'; j++) print p[j] "ns" }' \
 		/tmp/seed.csv >/tmp/phases.$1
