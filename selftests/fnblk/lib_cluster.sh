@@ -516,13 +516,22 @@ cluster_clients_up() { # n [delay]
 # Disconnect every client and remove the namespaces (nbd-server stays:
 # the next hosts connect to it again).
 cluster_clients_remove() {
-	local d ns
+	local d ns w
 	for d in /sys/block/nbd*; do
 		[ -e "$d/pid" ] || continue
 		nbd-client -L -d "/dev/${d##*/}" >/dev/null 2>&1
 	done
 	for ns in $(ip netns list | awk '/^cl[0-9]/ { print $1 }'); do
 		cluster_client_kill "${ns#cl}"
+		# Until its nbd-client has exited, /dev/nbdI is still set up
+		# by it and connecting the device again fails (EBUSY): wait
+		# for the host's processes to go, 5 s at most.
+		w=0
+		while [ -n "$(ip netns pids "$ns")" ] && [ $w -lt 50 ]; do
+			sleep 0.1
+			w=$((w + 1))
+		done
+		[ $w -lt 50 ] || cluster_log "host ${ns#cl}'s processes outlived 5 s: $(ip netns pids "$ns" | tr '\n' ' ')"
 		# The host's link first: deleting it removes both ends before
 		# "ip link del" returns, while a deleted namespace takes its
 		# veth with it only later, in the kernel's netns cleanup, and
