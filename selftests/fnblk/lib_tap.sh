@@ -78,19 +78,31 @@ select_parts() ( # VAR KNOWN... (a subshell: no globbing, nothing kept)
 	echo "${parts:-$*}"
 )
 
-# fold_tap NAME COMMAND...: a TAP producer's results, one by one, as
-# ours, each named NAME: (its output kept in $TMP/NAME.out, $TMP the
-# caller's scratch directory).
+# fold_tap NAME COMMAND...: a TAP producer's results, one by one as it
+# prints them, as ours, each named NAME:, then its time ("# NAME: N s");
+# its output is kept in $TMP/NAME.out as well ($TMP the caller's scratch
+# directory). It writes into a FIFO that is read line by line, not into
+# a file read after it exits: a program that hangs until a deadline
+# stops it (the runner's timeout, the guest's) has still shown the
+# results it printed. A child of it that outlived it while holding its
+# output would keep the reading going until that child exits too.
 fold_tap() {
 	name=$1
 	shift
+	_fout=$TMP/$name.out
+	rm -f "$_fout" "$_fout.fifo"
+	: >"$_fout"
+	if ! mkfifo "$_fout.fifo"; then
+		not_ok "$name: could not make a FIFO in $TMP"
+		return 0
+	fi
 	t0=$(date +%s)
-	"$@" >"$TMP/$name.out" 2>&1
-	rc=$?
-	echo "# $name: $(($(date +%s) - t0)) s"
+	"$@" >"$_fout.fifo" 2>&1 &
+	_fpid=$!
 	bad=0
 	after_fail=0
-	while IFS= read -r line; do
+	while IFS= read -r line || [ -n "$line" ]; do
+		printf '%s\n' "$line" >>"$_fout"
 		case $line in
 		"not ok "*)
 			bad=1
@@ -116,9 +128,13 @@ fold_tap() {
 				echo "# $name:${line#\#}"
 			fi ;;
 		esac
-	done <"$TMP/$name.out"
+	done <"$_fout.fifo"
+	wait "$_fpid"
+	rc=$?
+	rm -f "$_fout.fifo"
+	echo "# $name: $(($(date +%s) - t0)) s"
 	if [ $rc -ne 0 ] && [ $bad -eq 0 ]; then
-		not_ok "$name: exited $rc" "$(tail -n 3 "$TMP/$name.out" | tr '\n' ' ')"
+		not_ok "$name: exited $rc" "$(tail -n 3 "$_fout" | tr '\n' ' ')"
 	fi
 }
 
