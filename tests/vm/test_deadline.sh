@@ -71,6 +71,20 @@ for shell in "busybox sh" dash; do
 	# (9-12 s at a load of 5-7), so the bound is loose.
 	check "$shell: ends long before its command would ($t s)" [ "$t" -le 30 ]
 
+	# A test in a process group of its own (the runner's inner timeout
+	# makes one, its outer one relays signals to it) out of time while
+	# its last line is still held by the runner's prefixing sed (busybox
+	# sed passes a pipe's output on 4 KiB at a time): the line must
+	# come out before the command is killed, and nothing be left.
+	"$@" "$deadline" 2 sh -c 'echo $$ >"$1"; /usr/bin/timeout --foreground 100 \
+		/usr/bin/timeout 100 sh -c "echo ok 1 - before the hang; exec sleep 120" 2>&1 |
+		busybox sed "s/^/# /" | cat' sh "$tmp/pid" >"$tmp/out" 2>&1
+	check_eq "$shell: out of time: a test's last line passes the runner's pipeline first" \
+		"$(grep -c '^# ok 1 - before the hang$' "$tmp/out")" 1
+	sleep 0.5
+	check "$shell: out of time: the test and its pipeline are gone" \
+		session_gone "$(cat "$tmp/pid")"
+
 	# TERM ignored: KILL 5 s later.
 	"$@" "$deadline" 1 sh -c 'trap "" TERM; echo $$ >"$1"; sleep 60' sh "$tmp/pid" \
 		>"$tmp/out" 2>&1
