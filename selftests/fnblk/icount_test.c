@@ -75,9 +75,10 @@ static void icount_teardown(struct fnl *c)
 /*
  * One synchronous writer (QD1 direct writes), default 2 ms grace, f
  * constant, B = 32 MiB/s: the benchmark's target is 99 % of f(1)B; the
- * rate in the window must be within 1 % of it, the device must have
- * counted every byte, and the writer must stay one activity period
- * (its grace runs from each delivery; its copy overlaps its service).
+ * rate in the window must be 98 to 101 % of f(1)B (the target less 1 %;
+ * past 100 % only by the writes prorated at the window's ends), and the
+ * device must have counted every byte. Its activations are logged only:
+ * the fast fixture below is the one that checks where the grace runs from.
  */
 FIXTURE(sync) {
 	struct fnl c;
