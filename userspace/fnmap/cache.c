@@ -293,10 +293,18 @@ void cache_fill_done(struct fnmap_runtime *rt, struct io *io)
 		counter_add(&m->c.fill_bytes, len);
 		if (io->res < 0) {
 			fill_failed(rt, m, dst, io->bufs[k], len, -io->res);
-		} else if (fill_map(rt, m, dst, io->bufs[k], len)) {
-			rt_log("%s: %s", m->zero_copy ? "UFFDIO_CONTINUE" :
-			       "UFFDIO_COPY", strerror(errno));
-			atomic_store(&m->io_error, errno);
+		} else {
+			int twinned = wb_fill_twin(m, blk, dst, io->bufs[k],
+						   len);
+
+			if (twinned < 0 ||
+			    (!twinned &&
+			     fill_map(rt, m, dst, io->bufs[k], len))) {
+				rt_log("%s: %s", m->zero_copy ?
+				       "UFFDIO_CONTINUE" : "UFFDIO_COPY",
+				       strerror(errno));
+				atomic_store(&m->io_error, errno);
+			}
 		}
 		if (!m->zero_copy)
 			staging_put(rt->staging, io->bufs[k], m->bs);

@@ -27,7 +27,7 @@ extern "C" {
 
 /* man: begin */
 #define FNMAP_VERSION_MAJOR	1
-#define FNMAP_VERSION_MINOR	2
+#define FNMAP_VERSION_MINOR	3
 
 /* ---- The process-wide runtime ---------------------------------------- */
 
@@ -42,7 +42,8 @@ extern "C" {
 #define FNMAP_CFG_CONTINUE	(1u << 7) /* read-only: zero-copy fills */
 #define FNMAP_CFG_HANDOFF	(1u << 8) /* channels submit demand reads */
 #define FNMAP_CFG_NO_TWINS	(1u << 9) /* every first write to a page faults */
-#define FNMAP_CFG_ALL		((1u << 10) - 1)
+#define FNMAP_CFG_NO_WRITE_ALLOC (1u << 10) /* fills stay write-protected */
+#define FNMAP_CFG_ALL		((1u << 11) - 1)
 
 struct fnmap_config {
 	/* Bytes the cache may hold in all mappings; 0 = a quarter of the
@@ -210,6 +211,10 @@ struct fnmap_stats {
 	 * twin, and the pages write-back found changed against their twins
 	 * (besides the faulting ones); FNMAP_CFG_NO_TWINS: 0. (Since 1.2.) */
 	uint64_t twins, twin_pages;
+	/* Blocks filled writable with a twin because this mapping's
+	 * program writes what it reads (write-allocate); FNMAP_CFG_NO_TWINS
+	 * or FNMAP_CFG_NO_WRITE_ALLOC: 0. (Since 1.3.) */
+	uint64_t twins_at_fill;
 };
 
 /*

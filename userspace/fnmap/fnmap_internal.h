@@ -64,6 +64,7 @@ enum {
 #define BF_ADV_MASK	(BF_ADV_RANDOM | BF_ADV_SEQ)
 #define BF_WBERR	(1u << 11)	/* an eviction's write-back failed */
 #define BF_TWIN		(1u << 12)	/* writable as a whole, twin kept */
+#define BF_FILL_TWIN	(1u << 13)	/* ... since its fill (write-allocate) */
 
 struct fnmap_block {
 	_Atomic uint32_t state;
@@ -107,6 +108,7 @@ void block_unlock(struct fnmap_block *b);
 struct fnmap_counters {
 	_Atomic uint64_t faults, faults_wp, faults_joined;
 	_Atomic uint64_t twins, twin_pages;	/* writeback.c */
+	_Atomic uint64_t twins_at_fill;
 	_Atomic uint64_t fills, fill_bytes, prefetches, prefetch_late;
 	_Atomic uint64_t reads, read_bytes, writes, write_bytes, io_errors;
 	_Atomic uint64_t read_sizes[FNMAP_HIST_BUCKETS];
@@ -160,6 +162,10 @@ struct fnmap {
 	/* Per block (shared writable mappings): the copy of a block made
 	 * writable as a whole (BF_TWIN) when it was; block lock. */
 	char **twins;
+	/* Does the program write what it reads here? Up on first writes to
+	 * clean blocks and on fill twins found written, down on fill twins
+	 * found unwritten; fills are twinned while it is high. */
+	_Atomic int write_score;
 	struct wb_tickets wb;
 	_Atomic int io_error;		/* errno of a failed write-back */
 	_Atomic uint32_t inflight;	/* requests at the channels */
@@ -394,6 +400,14 @@ void wb_wait(struct wb_tickets *t, uint64_t upto);
  * block is locked (try again later: a fault thread never waits).
  */
 int wb_fault(struct fnmap *m, uint32_t blk, char *page);
+/*
+ * Map block blk, just read into buf, at dst writable with a twin of buf
+ * if this mapping's program writes what it reads (write-allocate): 1 if
+ * it did (the block is resident), 0 if the caller fills it as usual, -1
+ * if UFFDIO_COPY failed (errno).
+ */
+int wb_fill_twin(struct fnmap *m, uint32_t blk, char *dst, const char *buf,
+		 size_t len);
 /* Write-back finished (all pieces of io). */
 void wb_write_done(struct fnmap_runtime *rt, struct io *io);
 /* Start writing back block blk of m (evicting: from the region, the

@@ -113,6 +113,7 @@ static const struct {
 	{ "continue", FNMAP_CFG_CONTINUE },
 	{ "handoff", FNMAP_CFG_HANDOFF },
 	{ "no-twins", FNMAP_CFG_NO_TWINS },
+	{ "no-write-alloc", FNMAP_CFG_NO_WRITE_ALLOC },
 };
 
 int rt_parse_size_env(const char *name, const char *value, uint64_t *v)
@@ -155,7 +156,7 @@ int fnmap_parse_flags(const char *s, unsigned int *flags)
 					  "'%s' (no-coalesce, simple-cache, "
 					  "no-growth, no-pressure, no-prefetch, "
 					  "psync, direct, continue, handoff, "
-					  "no-twins)",
+					  "no-twins, no-write-alloc)",
 					  tok);
 		f |= flag_names[i].flag;
 	}
@@ -426,6 +427,7 @@ static void copy_counters(struct fnmap_stats *st, const struct fnmap_counters *c
 	st->faults_joined = c->faults_joined;
 	st->twins = c->twins;
 	st->twin_pages = c->twin_pages;
+	st->twins_at_fill = c->twins_at_fill;
 	st->fills = c->fills;
 	st->fill_bytes = c->fill_bytes;
 	st->prefetches = c->prefetches;

@@ -32,6 +32,18 @@
  * itself), the fault unprotects one page as before. FNMAP_CFG_NO_TWINS
  * turns twins off.
  *
+ * A program that reads an element and then writes it (an update) pays a
+ * miss and then a write fault for each block it touches, two round trips
+ * to a fault thread where mmap pays two kernel faults. Write-allocate
+ * takes the second away: while the mapping's write score says that its
+ * program writes the blocks it reads, a fill maps the block writable at
+ * once and keeps a twin of what it read (copied from the read buffer, so
+ * nothing faults), and write-back finds the changed pages as for any
+ * twin. The score rises with each first write into a clean block and each
+ * fill twin found written, and falls twice as fast with each fill twin
+ * found unwritten, so a program that stops writing stops paying for twins
+ * after a few write-backs. FNMAP_CFG_NO_WRITE_ALLOC turns it off.
+ *
  * A failed write marks its pages dirty again (the region still holds
  * them, or newer data) and the error is reported by the next sync.
  */
@@ -189,6 +201,59 @@ static bool twin_block(struct fnmap *m, uint32_t blk)
 	return true;
 }
 
+/* Write-allocate from this score on; the score stays within +-SCORE_MAX
+ * so that a change of the program's habits is seen within a few blocks. */
+#define SCORE_ON	4
+#define SCORE_MAX	16
+
+static void score_add(struct fnmap *m, int d)
+{
+	int s = atomic_load(&m->write_score), n;
+
+	do {
+		n = s + d;
+		if (n > SCORE_MAX)
+			n = SCORE_MAX;
+		if (n < -SCORE_MAX)
+			n = -SCORE_MAX;
+	} while (n != s &&
+		 !atomic_compare_exchange_weak(&m->write_score, &s, n));
+}
+
+int wb_fill_twin(struct fnmap *m, uint32_t blk, char *dst, const char *buf,
+		 size_t len)
+{
+	struct fnmap_block *b = &m->blocks[blk];
+	char *twin;
+
+	if (!m->twins || (m->rt->cfg.flags & FNMAP_CFG_NO_WRITE_ALLOC) ||
+	    atomic_load(&m->write_score) < SCORE_ON || m->twins[blk])
+		return 0;
+	twin = staging_get(m->rt->twins, len, false);
+	if (!twin)
+		return 0;
+	memcpy(twin, buf, len);
+	block_lock(b);
+	/* Dirty (to be compared) before the first write can land, resident
+	 * before the lock goes: a sync that follows a write finds it. */
+	m->twins[blk] = twin;
+	cache_twin(m->rt, (ssize_t)len);
+	atomic_fetch_or(&b->state, BF_TWIN | BF_FILL_TWIN | BF_DIRTY);
+	if (uffd_copy(&m->rt->uffd, dst, buf, len, false)) {
+		int err = errno;
+
+		wb_drop_twin(m, blk);
+		atomic_fetch_and(&b->state, ~(BF_FILL_TWIN | BF_DIRTY));
+		block_unlock(b);
+		errno = err;
+		return -1;
+	}
+	b_set_state(b, B_RESIDENT, 0);
+	block_unlock(b);
+	counter_add(&m->c.twins_at_fill, 1);
+	return 1;
+}
+
 void wb_drop_twin(struct fnmap *m, uint32_t blk)
 {
 	size_t len = map_block_len(m, blk);
@@ -198,7 +263,7 @@ void wb_drop_twin(struct fnmap *m, uint32_t blk)
 	staging_put(m->rt->twins, m->twins[blk], len);
 	m->twins[blk] = NULL;
 	cache_twin(m->rt, -(ssize_t)len);
-	atomic_fetch_and(&m->blocks[blk].state, ~BF_TWIN);
+	atomic_fetch_and(&m->blocks[blk].state, ~(BF_TWIN | BF_FILL_TWIN));
 }
 
 /*
@@ -210,6 +275,7 @@ static void untwin_block(struct fnmap *m, uint32_t blk)
 	char *start = map_block_addr(m, blk), *twin = m->twins[blk];
 	size_t len = map_block_len(m, blk), off;
 	size_t first = page_index(m, start);
+	bool written = false;
 
 	/* From now on a write faults: what is compared stays put. */
 	if (uffd_protect(&m->rt->uffd, start, len, true))
@@ -217,13 +283,19 @@ static void untwin_block(struct fnmap *m, uint32_t blk)
 	for (off = 0; off < len; off += FNMAP_PAGE_SIZE) {
 		size_t pg = first + (off >> FNMAP_PAGE_SHIFT);
 
-		if (is_dirty(m, pg) ||
-		    !memcmp(start + off, twin + off, FNMAP_PAGE_SIZE))
+		if (is_dirty(m, pg)) {
+			written = true;
 			continue;
+		}
+		if (!memcmp(start + off, twin + off, FNMAP_PAGE_SIZE))
+			continue;
+		written = true;
 		if (!test_and_set_dirty(m, pg))
 			cache_dirty(m->rt, FNMAP_PAGE_SIZE);
 		counter_add(&m->c.twin_pages, 1);
 	}
+	if (atomic_load(&m->blocks[blk].state) & BF_FILL_TWIN)
+		score_add(m, written ? 1 : -2);
 	wb_drop_twin(m, blk);
 }
 
@@ -248,8 +320,11 @@ int wb_fault(struct fnmap *m, uint32_t blk, char *page)
 		return 1;
 	}
 	/* A second page of the block: twin it. (A fault on a dirty page is
-	 * a repeat, the thread woken before its page was unprotected.) */
+	 * a repeat, the thread woken before its page was unprotected.) A
+	 * first page: evidence for write-allocate. */
 	twin = !is_dirty(m, pg) && block_has_dirty(m, blk);
+	if (!is_dirty(m, pg) && !twin)
+		score_add(m, 1);
 	/* Dirty before the writer runs again: its sync must see it. */
 	if (!test_and_set_dirty(m, pg))
 		cache_dirty(m->rt, FNMAP_PAGE_SIZE);

@@ -43,7 +43,8 @@ static const struct mx_mode_option fnmap_options[] = {
 	  "multiple of 4KiB up to 64MiB)", "1MiB" },
 	{ "fnmap-flags", "LIST", "runtime switches for ablations, "
 	  "comma-separated: no-coalesce, simple-cache, no-growth, "
-	  "no-pressure, no-prefetch, psync, handoff, continue, no-twins "
+	  "no-pressure, no-prefetch, psync, handoff, continue, no-twins, "
+	  "no-write-alloc "
 	  "(fnmap(3), "
 	  "FNMAP_FLAGS)", "none" },
 	{ NULL, NULL, NULL, NULL },
@@ -213,6 +214,7 @@ static void fnmap_mode_stats(struct mx_mode_run *r, json_t *c)
 	PUT(faults_joined);
 	PUT(twins);
 	PUT(twin_pages);
+	PUT(twins_at_fill);
 	PUT(fills);
 	PUT(fill_bytes);
 	PUT(prefetches);

@@ -13,6 +13,10 @@
  * page costs two write faults, not one a page (its twin), and write-back
  * still sends only the pages this process changed: not a page changed
  * underneath by another writer, nor a page rewritten with what it held.
+ * A program that updates what it reads pays the write fault of its first
+ * few blocks only: later fills are mapped writable with a twin
+ * (write-allocate), write-back still sends only the changed pages, and a
+ * program that stops writing soon stops getting twins.
  * The write-back of dirty evictions is held back for the evictor's pass
  * and goes out in no more requests than the pass's runs of adjacent
  * pieces need.
@@ -99,7 +103,8 @@ static void test_sync_close(const char *path)
 	struct fnmap_stats st;
 
 	make_file(path, SIZE, SEED);
-	runtime_with(64 << 20, 4, 8, 0);
+	/* Fault counts of the twins alone: no write-allocate. */
+	runtime_with(64 << 20, 4, 8, FNMAP_CFG_NO_WRITE_ALLOC);
 	m = open_rw(path, 64 << 10, 0);
 	if (!ok(m != NULL, "sync: open read-write"))
 		return;
@@ -163,7 +168,7 @@ static void test_twins(const char *path)
 	int fd, i;
 
 	/* 16 blocks of 16 pages, each page written in order. */
-	sweep_blocks(path, 0, 1 << 20, 2 << 20, &st);
+	sweep_blocks(path, FNMAP_CFG_NO_WRITE_ALLOC, 1 << 20, 2 << 20, &st);
 	ok(st.faults_wp >= 32 && st.faults_wp <= 40 && st.twins == 16 &&
 	   st.twin_pages == 16 * 14 &&
 	   st.write_bytes == 1 << 20,
@@ -174,7 +179,8 @@ static void test_twins(const char *path)
 	   (unsigned long long)st.write_bytes);
 	is_u64(verify(path, 1 << 20, 2 << 20, 1), 0,
 	       "twins: the file holds what was written");
-	sweep_blocks(path, FNMAP_CFG_NO_TWINS, 1 << 20, 2 << 20, &st);
+	sweep_blocks(path, FNMAP_CFG_NO_TWINS | FNMAP_CFG_NO_WRITE_ALLOC,
+		     1 << 20, 2 << 20, &st);
 	ok(st.faults_wp >= 256 && st.twins == 0 && st.write_bytes == 1 << 20,
 	   "no-twins: one write fault a page (%llu faults, %llu twins)",
 	   (unsigned long long)st.faults_wp, (unsigned long long)st.twins);
@@ -232,6 +238,114 @@ static void test_twins(const char *path)
 	is_u64(file_word(fd, blk + 12 * 4096), word_at(blk + 12 * 4096, SEED2),
 	       "twins: a write after the sync is written at close");
 	close(fd);
+}
+
+/* Read a word of page `page` of each block in [lo, hi), then (if
+ * update) write that whole page: an update of what was read. */
+static void touch_blocks(char *base, uint64_t lo, uint64_t hi, unsigned int page,
+			 bool update)
+{
+	uint64_t o;
+
+	for (o = lo; o < hi; o += 64 << 10) {
+		uint64_t at = o + page * 4096ULL;
+
+		if (*(volatile uint64_t *)(base + at) != word_at(at, SEED))
+			diag("unexpected data at %llu", (unsigned long long)at);
+		if (update)
+			scribble(base, at, at + 4096, 1);
+	}
+}
+
+/*
+ * Write-allocate: 32 blocks each read and then written (one page), no
+ * prefetch so that each fill follows the previous block's write. The
+ * first four take a write fault each and raise the score to where fills
+ * are twinned: the other 28 are filled writable and take none. A read-only
+ * pass then gets twins until the sync finds them unwritten, after which
+ * fills are write-protected again; a page another writer changed in a
+ * fill-twinned block is not written back over.
+ */
+static void test_write_alloc(const char *path)
+{
+	uint64_t lo = 1 << 20, hi = 3 << 20, bytes0, fills0;
+	struct fnmap_stats st;
+	struct fnmap *m;
+	char *base;
+	int fd;
+
+	make_file(path, SIZE, SEED);
+	runtime_with(64 << 20, 4, 8, FNMAP_CFG_NO_PREFETCH);
+	m = open_rw(path, 64 << 10, 0);
+	if (!ok(m != NULL, "write-alloc: open read-write"))
+		return;
+	base = fnmap_addr(m);
+	touch_blocks(base, lo, hi, 5, true);
+	ok(!fnmap_sync(m, NULL, 0, 0), "write-alloc: fnmap_sync");
+	fnmap_stats(m, &st);
+	ok(st.faults_wp >= 4 && st.faults_wp <= 6 && st.twins_at_fill == 28 &&
+	   st.twins == 0,
+	   "write-alloc: 32 blocks updated take 4 write faults, 28 are filled "
+	   "writable (%llu faults, %llu fill twins, %llu twins)",
+	   (unsigned long long)st.faults_wp,
+	   (unsigned long long)st.twins_at_fill,
+	   (unsigned long long)st.twins);
+	is_u64(st.write_bytes, 32 * 4096,
+	       "write-alloc: only the 32 pages written are written back");
+	is_u64(verify(path, lo + 5 * 4096, hi, 16), 0,
+	       "write-alloc: the file holds what was written");
+
+	/* Read only: twinned while the score is high, then not. */
+	bytes0 = st.write_bytes;
+	touch_blocks(base, 4 << 20, 6 << 20, 0, false);
+	fd = open(path, O_RDWR);
+	{
+		uint64_t w[512], at = (4 << 20) + 3 * 4096;
+		int i;
+
+		for (i = 0; i < 512; i++)
+			w[i] = word_at(at + i * 8, SEED2);
+		ok(pwrite(fd, w, sizeof(w), (off_t)at) == (ssize_t)sizeof(w),
+		   "write-alloc: another writer changes a page of a "
+		   "fill-twinned block");
+	}
+	ok(!fnmap_sync(m, NULL, 0, 0), "write-alloc: sync after reading");
+	fnmap_stats(m, &st);
+	fills0 = st.twins_at_fill;
+	ok(fills0 == 28 + 32 && st.write_bytes == bytes0,
+	   "write-alloc: 32 blocks read after updates are twinned, nothing "
+	   "is written back (%llu fill twins, %llu bytes)",
+	   (unsigned long long)fills0,
+	   (unsigned long long)(st.write_bytes - bytes0));
+	is_u64(file_word(fd, (4 << 20) + 3 * 4096),
+	       word_at((4 << 20) + 3 * 4096, SEED2),
+	       "write-alloc: the other writer's page is not written over");
+	touch_blocks(base, 6 << 20, 8 << 20, 0, false);
+	fnmap_stats(m, &st);
+	is_u64(st.twins_at_fill, fills0,
+	       "write-alloc: once twins were found unwritten, reads are "
+	       "filled write-protected");
+	ok(!fnmap_close(m), "write-alloc: close");
+	close(fd);
+
+	/* The switch: every block takes its write fault. */
+	make_file(path, SIZE, SEED);
+	runtime_with(64 << 20, 4, 8,
+		     FNMAP_CFG_NO_PREFETCH | FNMAP_CFG_NO_WRITE_ALLOC);
+	m = open_rw(path, 64 << 10, 0);
+	if (!ok(m != NULL, "no-write-alloc: open read-write"))
+		return;
+	touch_blocks(fnmap_addr(m), lo, hi, 5, true);
+	ok(!fnmap_sync(m, NULL, 0, 0), "no-write-alloc: fnmap_sync");
+	fnmap_stats(m, &st);
+	ok(st.faults_wp >= 32 && st.twins_at_fill == 0 &&
+	   st.write_bytes == 32 * 4096,
+	   "no-write-alloc: one write fault a block (%llu faults, %llu fill "
+	   "twins)", (unsigned long long)st.faults_wp,
+	   (unsigned long long)st.twins_at_fill);
+	ok(!fnmap_close(m), "no-write-alloc: close");
+	is_u64(verify(path, lo + 5 * 4096, hi, 16), 0,
+	       "no-write-alloc: the file holds what was written");
 }
 
 /*
@@ -769,6 +883,7 @@ int main(void)
 	runtime_or_skip(NULL);
 	test_sync_close(path);
 	test_twins(path);
+	test_write_alloc(path);
 	test_evict_coalesce(path);
 	test_tail(path);
 	test_concurrent(path, 64 << 20);
