@@ -29,19 +29,23 @@ big_matrix
 	echo "# p50/p99: per access (512 elements, 512 pages); dev: the device's reads (count, mean KiB);"
 	echo "# fn: the runtime's reads after coalescing (count, mean KiB, mean in flight);"
 	echo "# MiB_rd: bytes read from the device; cpu: workers on a CPU (%); peak: the job's"
-	echo "# memory.peak (MiB: page cache for mmap, the runtime's cache for fnmap)"
-	printf '%-12s %3s %8s %5s %5s %8s %8s %7s %7s %6s %7s %4s %7s %5s %6s\n' mode thr el/s x_rnd x_nrm \
-		p50_ms p99_ms dev dev_KiB fn fn_KiB qd MiB_rd cpu peak
+	echo "# memory.peak (MiB: page cache for mmap, the runtime's cache for fnmap); bound: the most"
+	echo "# el/s any page-mapping runtime could reach for the run's accesses on this store"
+	echo "# (fnblk-matrix bound); x_max (fnmap rows): mmap random's bound over its el/s, the"
+	echo "# largest x_rnd the store allows"
+	printf '%-12s %3s %8s %5s %5s %8s %8s %7s %7s %6s %7s %4s %7s %5s %6s %6s %5s\n' mode thr el/s x_rnd x_nrm \
+		p50_ms p99_ms dev dev_KiB fn fn_KiB qd MiB_rd cpu peak bound x_max
 } >"$SUMMARY"
 
 rate() { elps "$1"; }
 
-row() { # name mode threads x_rnd x_nrm
-	printf '%-12s %3s %8s %5s %5s %8s %8s %7s %7s %6s %7s %4s %7s %5s %6s\n' "$2" "$3" "$(rate "$1")" "$4" "$5" \
+row() { # name mode threads x_rnd x_nrm [x_max]
+	printf '%-12s %3s %8s %5s %5s %8s %8s %7s %7s %6s %7s %4s %7s %5s %6s %6s %5s\n' "$2" "$3" "$(rate "$1")" "$4" "$5" \
 		"$(ms "$(v "$1" result.latency.p50_ns)")" "$(ms "$(v "$1" result.latency.p99_ns)")" \
 		"$(v "$1" device.io.read_ops)" "$(kib "$(v "$1" device.io.mean_read_bytes)")" \
 		$(fnmap_io "$1") "$(mib "$(v "$1" device.io.read_bytes)")" \
-		"$(pct "$(v "$1" result.delay_shares.cpu)")" "$(mib "$(v "$1" memory.peak)")" >>"$SUMMARY"
+		"$(pct "$(v "$1" result.delay_shares.cpu)")" "$(mib "$(v "$1" memory.peak)")" \
+		"$(bound_elps "$1")" "${6:--}" >>"$SUMMARY"
 }
 
 run="--pattern rows --duration ${E1_DUR:-4s}"
@@ -54,7 +58,8 @@ for t in ${E1_THREADS:-1 4 16 32 64}; do
 		mx "$name" $DEV --mode fnmap --threads $t $run $extra
 		r=$(rate "$name")
 		row "$name" "$f" $t "$(ratio "$r" "$(rate "e1r-mmap-random-$t")")" \
-			"$(ratio "$r" "$(rate "e1r-mmap-normal-$t")")"
+			"$(ratio "$r" "$(rate "e1r-mmap-normal-$t")")" \
+			"$(ratio "$(bound_elps "e1r-mmap-random-$t")" "$(rate "e1r-mmap-random-$t")")"
 	done
 done
 # The ceiling: the guest CPU alone (store off), 1 and 32 threads.

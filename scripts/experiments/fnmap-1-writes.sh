@@ -19,20 +19,26 @@ big_matrix
 	conditions
 	echo "# el/s: elements updated / (run time + final sync); x_rnd, x_nrm: fnmap over mmap"
 	echo "# random, normal; run_el/s: without the sync; sync_s: the final sync; wr: device writes"
-	echo "# (count, mean KiB); fnw: the runtime's writes (count, mean KiB); MiB_wr: bytes written"
-	printf '%-12s %3s %8s %5s %5s %10s %7s %7s %7s %6s %7s %7s\n' mode thr el/s x_rnd x_nrm \
-		run_el/s sync_s wr wr_KiB fnw fnw_KiB MiB_wr
+	echo "# (count, mean KiB); fnw: the runtime's writes (count, mean KiB); MiB_wr: bytes written;"
+	echo "# wpf/tw: the runtime's write faults and blocks twinned at their fill (write-allocate);"
+	echo "# bound: the most el/s (sync counted) any page-mapping runtime could reach for the run's"
+	echo "# accesses on this store (fnblk-matrix bound); x_max (fnmap rows): mmap random's bound"
+	echo "# over its el/s, the largest x_rnd the store allows"
+	printf '%-12s %3s %8s %5s %5s %10s %7s %7s %7s %6s %7s %7s %6s %5s %6s %5s\n' mode thr el/s x_rnd x_nrm \
+		run_el/s sync_s wr wr_KiB fnw fnw_KiB MiB_wr wpf tw bound x_max
 } >"$SUMMARY"
 
-row() { # name mode threads x_rnd x_nrm
-	fw="- -"
-	[ "$(v "$1" jobs.0.mode.name)" = fnmap ] &&
+row() { # name mode threads x_rnd x_nrm [x_max]
+	fw="- -" wt="- -"
+	if [ "$(v "$1" jobs.0.mode.name)" = fnmap ]; then
 		fw="$(fc "$1" writes) $(awk -v b="$(fc "$1" write_bytes)" -v n="$(fc "$1" writes)" \
 			'BEGIN { if (n + 0) printf "%.1f", b / n / 1024; else print "-" }')"
-	printf '%-12s %3s %8s %5s %5s %10s %7s %7s %7s %6s %7s %7s\n' "$2" "$3" "$(durable_elps "$1")" "$4" "$5" \
+		wt="$(fc "$1" faults_wp) $(fc "$1" twins_at_fill)"
+	fi
+	printf '%-12s %3s %8s %5s %5s %10s %7s %7s %7s %6s %7s %7s %6s %5s %6s %5s\n' "$2" "$3" "$(durable_elps "$1")" "$4" "$5" \
 		"$(elps "$1")" "$(sec "$(v "$1" result.final_sync_ns)")" \
 		"$(v "$1" device.io.write_ops)" "$(kib "$(v "$1" device.io.mean_write_bytes)")" \
-		$fw "$(mib "$(v "$1" device.io.write_bytes)")" >>"$SUMMARY"
+		$fw "$(mib "$(v "$1" device.io.write_bytes)")" $wt "$(bound_elps "$1")" "${6:--}" >>"$SUMMARY"
 }
 
 run="--pattern rows --duration 3s --write-fraction 100%"
@@ -41,6 +47,7 @@ for t in 1 4 16 32 64; do
 	mx "e1w-fnmap-$t" $DEV --mode fnmap --threads $t $run
 	f=$(durable_elps "e1w-fnmap-$t")
 	row "e1w-fnmap-$t" fnmap $t "$(ratio "$f" "$(durable_elps "e1w-mmap-random-$t")")" \
-		"$(ratio "$f" "$(durable_elps "e1w-mmap-normal-$t")")"
+		"$(ratio "$f" "$(durable_elps "e1w-mmap-normal-$t")")" \
+		"$(ratio "$(bound_elps "e1w-mmap-random-$t")" "$(durable_elps "e1w-mmap-random-$t")")"
 done
 cat "$SUMMARY"

@@ -27,6 +27,18 @@ durable_elps() { # name
 			 printf "%.0f", n / ((e + s) / 1e9) }'
 }
 
+# The store's bound on run NAME (fnblk-matrix bound): the most elements
+# per second any runtime that maps pages could reach for the run's own
+# accesses on this store, its final sync counted; "-" if unknown. The
+# bound's report stays beside the run's, in NAME.bound.json.
+bound_elps() { # name
+	fnblk-matrix bound -j "$RESULTS/$1.json" >"$RESULTS/$1.bound.json" 2>"$RESULTS/$1.bound.err" ||
+		{ echo -; return 0; }
+	awk -v n="$(v "$1" result.elements)" \
+		-v s="$(fnblkctl json least.seconds <"$RESULTS/$1.bound.json" 2>/dev/null || echo -)" \
+		'BEGIN { if (n == "-" || s == "-" || s + 0 == 0) print "-"; else printf "%.0f", n / s }'
+}
+
 # ratio A B: A / B to two decimals ("-" if either is missing or B is 0).
 ratio() {
 	awk -v a="$1" -v b="$2" 'BEGIN { if (a == "-" || b == "-" || b + 0 == 0) print "-"; else printf "%.2f", a / b }'

@@ -15,6 +15,8 @@
 #include "../lib/cli.h"
 #include "../lib/diag.h"
 #include "../lib/units.h"
+#include "bound.h"
+#include "module/fnblk_sched.h"
 #include "layout.h"
 #include "mode.h"
 #include "run.h"
@@ -249,8 +251,35 @@ static const struct cli_option verify_options[] = {
 	{ .name = NULL },
 };
 
+/* bound: the store, when the report's device is not an fnblk device. */
+static struct {
+	uint64_t bw, overhead, max_request;
+	const char *fn;
+	bool json;
+} bound_args = { .max_request = 1u << 20, .fn = "constant" };
+
+static const struct cli_option bound_options[] = {
+	{ .name = "bw", .arg = "RATE", .type = CLI_RATE, .var = &bound_args.bw,
+	  .min = 1, .max = UINT64_MAX, .dflt = "the report's fnblk device",
+	  .help = "the store's bandwidth for one user; with it, the store "
+		  "is this one, not the report's device" },
+	{ .name = "overhead", .arg = "SIZE", .type = CLI_SIZE,
+	  .var = &bound_args.overhead, .max = 1ULL << 40, .dflt = "0",
+	  .help = "demand added to each request (with --bw)" },
+	{ .name = "fn", .arg = "F", .type = CLI_STRING, .var = &bound_args.fn,
+	  .dflt = "constant",
+	  .help = "f(n) of the store, as fnblkctl takes it (with --bw)" },
+	{ .name = "max-request", .arg = "SIZE", .type = CLI_SIZE,
+	  .var = &bound_args.max_request, .min = 4096, .max = 1ULL << 30,
+	  .align = 4096, .dflt = "1MiB",
+	  .help = "largest request (with --bw; else the device's "
+		  "max_sectors_kb)" },
+	{ .name = NULL },
+};
+
 static int cmd_create(int argc, char **argv);
 static int cmd_run(int argc, char **argv);
+static int cmd_bound(int argc, char **argv);
 static int cmd_verify(int argc, char **argv);
 static int cmd_info(int argc, char **argv);
 
@@ -263,6 +292,9 @@ static const struct cli_command commands[] = {
 	  .help = "check every element of every matrix of the set" },
 	{ .name = "info", .synopsis = "info PATH", .run = cmd_info,
 	  .help = "shape, seed and version of the set" },
+	{ .name = "bound", .synopsis = "bound REPORT", .run = cmd_bound,
+	  .help = "the least time any page-mapping runtime needs for a run's "
+		  "accesses on its store" },
 	{ .name = NULL },
 };
 
@@ -353,6 +385,37 @@ static const struct cli_program info_prog = {
 	.about = "The set's shape, seed, number of matrices and version.",
 	.groups = info_groups,
 	.json = &run_args.json,
+	.json_help = "print it as JSON",
+};
+
+static const char *const bound_usage[] = {
+	"REPORT [--bw RATE [--overhead SIZE] [--fn F] [--max-request SIZE]]",
+	NULL,
+};
+static const struct cli_group bound_groups[] = {
+	{ .title = "The store (default: the report's fnblk device)",
+	  .options = bound_options },
+	{ .title = NULL },
+};
+static const struct cli_program bound_prog = {
+	.name = PROG " bound",
+	.usage = bound_usage,
+	.about = "Replay the accesses of a run from its report (fnblk-matrix "
+		 "run -j, a file or - for standard input): which pages they "
+		 "read and which their updates changed. Then the store's "
+		 "bound: the least time any runtime that maps pages (mmap, "
+		 "fnmap) needs on this store to read those pages and write the "
+		 "changed ones, with requests that cover runs of pages as "
+		 "cheaply as the store's overhead allows (gaps read where that "
+		 "costs less than another request) and the store always busy "
+		 "at its best f(n); latency is left out, as enough requests in "
+		 "flight hide it. Also the time one request a page needs (what "
+		 "mmap with random advice asks), the device's own requests "
+		 "during the run at the same rate, and the run's measured time "
+		 "(run + final sync) over the bound: no such runtime can run "
+		 "these accesses faster than that on this store.",
+	.groups = bound_groups,
+	.json = &bound_args.json,
 	.json_help = "print it as JSON",
 };
 
@@ -545,6 +608,101 @@ static int cmd_info(int argc, char **argv)
 	       fnblk_format_size(mx_data_bytes(set.first.rows, set.first.cols), b,
 				 sizeof(b)),
 	       set.first.seed, set.first.version);
+	return 0;
+}
+
+static int cmd_bound(int argc, char **argv)
+{
+	char err[512], b1[FNBLK_UNIT_BUFLEN], b2[FNBLK_UNIT_BUFLEN];
+	struct mx_store st, *store = NULL;
+	struct mx_bound b;
+	json_error_t jerr;
+	json_t *report;
+	int first, ret = cli_parse(&bound_prog, argc, argv, &first);
+
+	if (ret != CLI_CONTINUE)
+		return ret;
+	if (first == argc)
+		return cli_usage_error(&bound_prog, "expected a REPORT");
+	if (first + 1 != argc)
+		return cli_usage_error(&bound_prog, "unexpected argument '%s'",
+				       argv[first + 1]);
+	if (!given(argc, argv, "bw") &&
+	    (given(argc, argv, "overhead") || given(argc, argv, "fn") ||
+	     given(argc, argv, "max-request")))
+		return cli_usage_error(&bound_prog, "--overhead, --fn and "
+				       "--max-request describe a store given "
+				       "by --bw");
+	report = strcmp(argv[first], "-") ?
+		 json_load_file(argv[first], 0, &jerr) :
+		 json_loadf(stdin, 0, &jerr);
+	if (!report)
+		return cli_error(&bound_prog, "%s: line %d: %s", argv[first],
+				 jerr.line, jerr.text);
+	if (given(argc, argv, "bw")) {
+		struct fnblk_fn fn;
+		const char *why;
+
+		if (fnblk_fn_parse(bound_args.fn, &fn, &why)) {
+			json_decref(report);
+			return cli_usage_error(&bound_prog, "--fn '%s': %s",
+					       bound_args.fn, why);
+		}
+		st = (struct mx_store){ .bw = bound_args.bw,
+					.overhead = bound_args.overhead,
+					.max_request = bound_args.max_request,
+					.rate_factor = 0 };
+		st.rate_factor = mx_fn_peak(&fn, mx_report_jobs(report));
+		store = &st;
+	}
+	ret = mx_bound_report(report, store, &b, err, sizeof(err));
+	json_decref(report);
+	if (ret)
+		return cli_error(&bound_prog, "%s: %s", argv[first], err);
+	if (bound_args.json) {
+		json_t *o = json_pack(
+			"{s:I, s:I, s:I, s:I, s:I,"
+			" s:{s:I, s:I, s:I, s:f},"
+			" s:{s:I, s:I, s:I, s:f},"
+			" s:f, s:f, s:f}",
+			"accesses", (json_int_t)b.accesses,
+			"elements", (json_int_t)b.elements,
+			"updates", (json_int_t)b.updates,
+			"pages_read", (json_int_t)b.pages_read,
+			"pages_written", (json_int_t)b.pages_written,
+			"per_page", "requests", (json_int_t)b.per_page.requests,
+			"bytes", (json_int_t)b.per_page.bytes,
+			"demand", (json_int_t)b.per_page.demand,
+			"seconds", b.per_page_s,
+			"least", "requests", (json_int_t)b.least.requests,
+			"bytes", (json_int_t)b.least.bytes,
+			"demand", (json_int_t)b.least.demand,
+			"seconds", b.least_s,
+			"device_s", b.device_s, "measured_s", b.measured_s,
+			"ceiling", b.least_s > 0 ? b.measured_s / b.least_s : 0);
+
+		json_dumpf(o, stdout, JSON_INDENT(2));
+		putchar('\n');
+		json_decref(o);
+		return 0;
+	}
+	printf("%" PRIu64 " accesses, %" PRIu64 " elements, %" PRIu64
+	       " updated: %" PRIu64 " pages read, %" PRIu64 " written\n",
+	       b.accesses, b.elements, b.updates, b.pages_read,
+	       b.pages_written);
+	printf("one request a page:  %8" PRIu64 " requests, %10s, %8.2f s\n",
+	       b.per_page.requests,
+	       fnblk_format_size(b.per_page.bytes, b1, sizeof(b1)),
+	       b.per_page_s);
+	printf("least (best cover):  %8" PRIu64 " requests, %10s, %8.2f s\n",
+	       b.least.requests,
+	       fnblk_format_size(b.least.bytes, b2, sizeof(b2)), b.least_s);
+	if (b.measured_s > 0 && b.least_s > 0)
+		printf("this run: %.2f s (run + final sync), the device's "
+		       "requests %.2f s of it (%.0f %%): at most %.2fx faster "
+		       "on this store\n", b.measured_s, b.device_s,
+		       100 * b.device_s / b.measured_s,
+		       b.measured_s / b.least_s);
 	return 0;
 }
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Access patterns (see pattern.h). */
+#include <math.h>
 #include <inttypes.h>
 #include <string.h>
 
@@ -153,4 +154,20 @@ int mx_pattern_visit(const struct mx_shape *s, uint64_t k, uint64_t max_n,
 		}
 	}
 	return 0;
+}
+
+uint64_t mx_update_start(const struct mx_shape *s, uint64_t k)
+{
+	return mx_mix(s->seed ^ 0xc0ffee ^ mx_mix(k));
+}
+
+uint64_t mx_update_gap(uint64_t *state, double f)
+{
+	double u;
+
+	if (f >= 1.0)
+		return 0;
+	*state += 0x9e3779b97f4a7c15ULL;
+	u = (double)(mx_mix(*state) >> 11) * 0x1.0p-53;	/* [0, 1) */
+	return (uint64_t)floor(log1p(-u) / log1p(-f));
 }

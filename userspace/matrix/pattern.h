@@ -66,4 +66,14 @@ typedef int (*mx_segment_fn)(void *arg, const struct mx_segment *seg);
 int mx_pattern_visit(const struct mx_shape *s, uint64_t k, uint64_t max_n,
 		     mx_segment_fn fn, void *arg);
 
+/*
+ * Which elements access k updates, with --write-fraction f: the state
+ * mx_update_start() returns, then mx_update_gap() for the elements to
+ * pass over before the first update and after each (in visit order;
+ * geometric, mean 1/f - 1; 0 when f >= 1). Like the elements, they
+ * depend on k and the seed only.
+ */
+uint64_t mx_update_start(const struct mx_shape *s, uint64_t k);
+uint64_t mx_update_gap(uint64_t *state, double f);
+
 #endif /* MATRIX_PATTERN_H */

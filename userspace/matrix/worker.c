@@ -22,21 +22,10 @@ uint64_t mx_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-static uint64_t rng_next(uint64_t *s)
-{
-	*s += 0x9e3779b97f4a7c15ULL;
-	return mx_mix(*s);
-}
-
-/* Elements to pass over before the next update: geometric, mean 1/F - 1. */
+/* Elements to pass over before the next update (pattern.h). */
 static uint64_t update_gap(struct mx_worker *w)
 {
-	double f = w->work->write_fraction, u;
-
-	if (f >= 1.0)
-		return 0;
-	u = (double)(rng_next(&w->rng) >> 11) * 0x1.0p-53;	/* [0, 1) */
-	return (uint64_t)floor(log1p(-u) / log1p(-f));
+	return mx_update_gap(&w->rng, w->work->write_fraction);
 }
 
 static void note_wrong(struct mx_worker *w, uint64_t i, uint64_t j, double x)
@@ -133,7 +122,7 @@ static int one_access(struct mx_worker *w, uint64_t k)
 
 	if (wk->shape.pattern == MX_PATTERN_XTX)
 		v.r0 = k % mx_pattern_pass(&wk->shape) * wk->shape.block;
-	w->rng = mx_mix(wk->shape.seed ^ 0xc0ffee ^ mx_mix(k));
+	w->rng = mx_update_start(&wk->shape, k);
 	w->skip = update_gap(w);
 	w->access_wrote = false;
 	if (mx_pattern_visit(&wk->shape, k, MAX_SEGMENT_ELEMS, segment, &v))

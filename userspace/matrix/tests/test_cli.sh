@@ -173,14 +173,36 @@ expect 2 "--block 3001: must be 1..3000" run "$M" --pattern rows --block 3001
 expect 2 "--no-cgroup: exclusive" run "$M" --no-cgroup --memory-max 1G
 expect 2 "create: unknown option '--mode'" create "$TMP/y" --rows 1 --cols 1 --mode mmap
 expect 2 "run: unknown option '--frobnicate'" run "$M" --frobnicate
-expect 2 "no COMMAND (create, run, verify or info)"
+expect 2 "no COMMAND (create, run, verify, info or bound)"
 expect 2 "run: expected a PATH" run
 expect 2 "unknown command 'walk'" walk "$M"
 : >"$TMP/empty"
+echo '{}' >"$TMP/empty.json"
 expect 1 "reading the header at 0: past the end" run "$TMP/empty" --no-cgroup
 head -c 8192 /dev/zero >"$TMP/zeros"
 expect 1 "no matrix here" run "$TMP/zeros" --no-cgroup
 expect 1 "No such file" run "$TMP/nothing" --no-cgroup
+# 7. The store's bound replays the run: the elements and updates its
+# workers counted, at most as many pages written as read, and the best
+# cover never dearer than a request a page.
+"$MX" run "$M" --pattern rows --write-fraction 30% --accesses 40 --threads 3 \
+	--no-cgroup -j >"$TMP/b.json"
+"$MX" bound "$TMP/b.json" --bw 64MiB --overhead 16KiB -j >"$TMP/bb.json"
+check "bound: runs on a run's report" [ $? -eq 0 ]
+check_eq "bound: replays the elements the run counted" \
+	"$(jv "$TMP/bb.json" elements)" "$(jv "$TMP/b.json" result.elements)"
+check_eq "bound: replays the updates the run counted" \
+	"$(jv "$TMP/bb.json" updates)" "$(jv "$TMP/b.json" result.updates)"
+check "bound: pages written <= pages read, least <= one a page" awk \
+	-v r="$(jv "$TMP/bb.json" pages_read)" -v w="$(jv "$TMP/bb.json" pages_written)" \
+	-v l="$(jv "$TMP/bb.json" least.seconds)" -v p="$(jv "$TMP/bb.json" per_page.seconds)" \
+	'BEGIN { exit !(w > 0 && w <= r && l > 0 && l <= p) }'
+expect 2 "bound: expected a REPORT" bound
+expect 1 "give the store (--bw, --overhead, --fn)" bound "$TMP/b.json"
+expect 2 "--overhead, --fn and --max-request describe a store given by --bw" \
+	bound "$TMP/b.json" --overhead 4KiB
+expect 2 "--fn 'steep'" bound "$TMP/b.json" --bw 1MiB --fn steep
+expect 1 "not a report of fnblk-matrix run -j" bound "$TMP/empty.json" --bw 1MiB
 "$MX" --help | grep -q '^Usage: fnblk-matrix COMMAND PATH'
 check "--help prints the usage" [ $? -eq 0 ]
 check "--version prints the version" sh -c "'$MX' --version | grep -q '^fnblk-matrix (fnblk) [0-9]'"
