@@ -2,11 +2,11 @@
 /* The store's bound on a run (see bound.h). */
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../lib/diag.h"
 #include "bound.h"
 #include "layout.h"
 #include "pattern.h"
@@ -67,16 +67,6 @@ out:
 	free(best);
 	free(from);
 	free(dq);
-}
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
 }
 
 /* report.a.b.c as an integer (or a real); -1 if absent. */
@@ -186,14 +176,14 @@ static int report_store(const json_t *report, unsigned int jobs,
 	double bw, ov, kb;
 
 	if (!cfg || get_num(cfg, "bw", &bw) || get_num(cfg, "overhead", &ov) || !spec)
-		return fail(err, errlen, "the report has no fnblk device "
+		return fnblk_seterr(err, errlen, "the report has no fnblk device "
 			    "configuration (device.config): give the store "
 			    "(--bw, --overhead, --fn)");
 	if (bw <= 0)
-		return fail(err, errlen, "the device ran with no bandwidth "
+		return fnblk_seterr(err, errlen, "the device ran with no bandwidth "
 			    "limit (bw 0): no bound; give --bw");
 	if (fnblk_fn_parse(spec, &fn, &why))
-		return fail(err, errlen, "device.config.fn '%s': %s", spec, why);
+		return fnblk_seterr(err, errlen, "device.config.fn '%s': %s", spec, why);
 	st->bw = (uint64_t)bw;
 	st->overhead = (uint64_t)ov;
 	st->max_request = 1u << 20;
@@ -215,7 +205,7 @@ static int job_shape(const json_t *report, unsigned int j,
 	if (!set || p < 0 || get_num(report, "matrix.rows", &rows) ||
 	    get_num(report, "matrix.cols", &cols) ||
 	    get_num(set, "block", &block) || get_num(set, "seed", &seed))
-		return fail(err, errlen, "not a report of fnblk-matrix run -j "
+		return fnblk_seterr(err, errlen, "not a report of fnblk-matrix run -j "
 			    "(settings.pattern, .block, .seed, matrix.rows, "
 			    ".cols)");
 	get_num(set, "block_cols", &block_cols);
@@ -239,7 +229,7 @@ int mx_bound_report(const json_t *report, const struct mx_store *given,
 
 	memset(b, 0, sizeof(*b));
 	if (!njobs)
-		return fail(err, errlen, "not a report of fnblk-matrix run -j "
+		return fnblk_seterr(err, errlen, "not a report of fnblk-matrix run -j "
 			    "(no jobs)");
 	if (given)
 		st = *given;
@@ -256,7 +246,7 @@ int mx_bound_report(const json_t *report, const struct mx_store *given,
 		if (job_shape(report, j, &shape, err, errlen))
 			return -1;
 		if (get_num(job, "result.accesses", &a))
-			return fail(err, errlen, "jobs[%u].result.accesses: "
+			return fnblk_seterr(err, errlen, "jobs[%u].result.accesses: "
 				    "missing (the job did not finish?)", j);
 		acc = (uint64_t)a;
 		npages = (MX_HEADER_SIZE + shape.rows * shape.cols * MX_ELEM +
@@ -265,7 +255,7 @@ int mx_bound_report(const json_t *report, const struct mx_store *given,
 		r.written = calloc((npages + 63) / 64, sizeof(uint64_t));
 		list = calloc(npages, sizeof(*list));
 		if (!r.read || !r.written || !list) {
-			fail(err, errlen, "out of memory for %" PRIu64 " pages",
+			fnblk_seterr(err, errlen, "out of memory for %" PRIu64 " pages",
 			     npages);
 			goto next;
 		}
