@@ -29,16 +29,20 @@ static int64_t key(const uint64_t *best, const uint64_t *pages, size_t j)
  * leave in order, so a deque of candidates with increasing
  * best[j] - pages[j] * PAGE keeps it linear.
  */
-void mx_cover_pages(const uint64_t *pages, size_t n, const struct mx_store *st,
-		    struct mx_cover *c)
+int mx_cover_pages(const uint64_t *pages, size_t n, const struct mx_store *st,
+		   struct mx_cover *c)
 {
 	uint64_t max_pages = st->max_request / PAGE;
 	uint64_t *best = calloc(n + 1, sizeof(*best));
 	size_t *from = calloc(n + 1, sizeof(*from));
 	size_t *dq = calloc(n + 1, sizeof(*dq)), head = 0, tail = 0, i, lo = 0;
+	int ret = -1;
 
 	memset(c, 0, sizeof(*c));
-	if (!n || !best || !from || !dq)
+	if (!best || !from || !dq)
+		goto out;
+	ret = 0;
+	if (!n)
 		goto out;
 	if (!max_pages)
 		max_pages = 1;
@@ -67,6 +71,7 @@ out:
 	free(best);
 	free(from);
 	free(dq);
+	return ret;
 }
 
 /* report.a.b.c as an integer (or a real); -1 if absent. */
@@ -217,15 +222,70 @@ static int job_shape(const json_t *report, unsigned int j,
 	return mx_pattern_check(shape, err, errlen);
 }
 
+/* Replay job j of report: add its counts to b, its covers to read/write. */
+static int replay_job(const json_t *report, unsigned int j, double wf,
+		      const struct mx_store *st, struct mx_bound *b,
+		      struct mx_cover *read, struct mx_cover *write, char *err,
+		      size_t errlen)
+{
+	const json_t *job = json_array_get(json_object_get(report, "jobs"), j);
+	struct mx_shape shape;
+	struct replay r = { .shape = &shape, .write_fraction = wf };
+	uint64_t npages, *list, n;
+	struct mx_cover c;
+	int ret = -1;
+	double a;
+
+	if (job_shape(report, j, &shape, err, errlen))
+		return -1;
+	if (get_num(job, "result.accesses", &a))
+		return fnblk_seterr(err, errlen, "jobs[%u].result.accesses: "
+				    "missing (the job did not finish?)", j);
+	npages = (MX_HEADER_SIZE + shape.rows * shape.cols * MX_ELEM +
+		  PAGE - 1) / PAGE;
+	r.read = calloc((npages + 63) / 64, sizeof(uint64_t));
+	r.written = calloc((npages + 63) / 64, sizeof(uint64_t));
+	list = calloc(npages, sizeof(*list));
+	if (!r.read || !r.written || !list)
+		goto out;
+	for (uint64_t k = 0; k < (uint64_t)a; k++) {
+		r.state = mx_update_start(&shape, k);
+		r.skip = mx_update_gap(&r.state, wf);
+		mx_pattern_visit(&shape, k, shape.rows, replay_segment, &r);
+	}
+	b->accesses += (uint64_t)a;
+	b->elements += r.elements;
+	b->updates += r.updates;
+	/* A matrix's requests never span into the next one. */
+	n = list_pages(r.read, npages, 0, list);
+	b->pages_read += n;
+	if (mx_cover_pages(list, n, st, &c))
+		goto out;
+	add_cover(read, &c);
+	n = list_pages(r.written, npages, 0, list);
+	b->pages_written += n;
+	if (mx_cover_pages(list, n, st, &c))
+		goto out;
+	add_cover(write, &c);
+	ret = 0;
+out:
+	if (ret)
+		fnblk_seterr(err, errlen, "out of memory for %" PRIu64
+			     " pages", npages);
+	free(r.read);
+	free(r.written);
+	free(list);
+	return ret;
+}
+
 int mx_bound_report(const json_t *report, const struct mx_store *given,
 		    struct mx_bound *b, char *err, size_t errlen)
 {
 	const json_t *jobs = json_object_get(report, "jobs");
 	unsigned int njobs = (unsigned int)json_array_size(jobs);
-	struct mx_cover read1 = { 0 }, write1 = { 0 }, c;
+	struct mx_cover read1 = { 0 }, write1 = { 0 };
 	double wf = 0, el = 0, sync = 0, v;
 	struct mx_store st;
-	int ret = -1;
 
 	memset(b, 0, sizeof(*b));
 	if (!njobs)
@@ -236,56 +296,10 @@ int mx_bound_report(const json_t *report, const struct mx_store *given,
 	else if (report_store(report, njobs, &st, err, errlen))
 		return -1;
 	get_num(report, "settings.write_fraction", &wf);
-	for (unsigned int j = 0; j < njobs; j++) {
-		const json_t *job = json_array_get(jobs, j);
-		struct mx_shape shape;
-		struct replay r = { .shape = &shape, .write_fraction = wf };
-		uint64_t npages, *list = NULL, acc, n;
-		double a;
-
-		if (job_shape(report, j, &shape, err, errlen))
+	for (unsigned int j = 0; j < njobs; j++)
+		if (replay_job(report, j, wf, &st, b, &read1, &write1, err,
+			       errlen))
 			return -1;
-		if (get_num(job, "result.accesses", &a))
-			return fnblk_seterr(err, errlen, "jobs[%u].result.accesses: "
-				    "missing (the job did not finish?)", j);
-		acc = (uint64_t)a;
-		npages = (MX_HEADER_SIZE + shape.rows * shape.cols * MX_ELEM +
-			  PAGE - 1) / PAGE;
-		r.read = calloc((npages + 63) / 64, sizeof(uint64_t));
-		r.written = calloc((npages + 63) / 64, sizeof(uint64_t));
-		list = calloc(npages, sizeof(*list));
-		if (!r.read || !r.written || !list) {
-			fnblk_seterr(err, errlen, "out of memory for %" PRIu64 " pages",
-			     npages);
-			goto next;
-		}
-		for (uint64_t k = 0; k < acc; k++) {
-			r.state = mx_update_start(&shape, k);
-			r.skip = mx_update_gap(&r.state, wf);
-			mx_pattern_visit(&shape, k, shape.rows, replay_segment,
-					 &r);
-		}
-		b->accesses += acc;
-		b->elements += r.elements;
-		b->updates += r.updates;
-		/* A matrix's requests never span into the next one. */
-		n = list_pages(r.read, npages, 0, list);
-		b->pages_read += n;
-		mx_cover_pages(list, n, &st, &c);
-		add_cover(&read1, &c);
-		n = list_pages(r.written, npages, 0, list);
-		b->pages_written += n;
-		mx_cover_pages(list, n, &st, &c);
-		add_cover(&write1, &c);
-		ret = 0;
-next:
-		free(r.read);
-		free(r.written);
-		free(list);
-		if (ret)
-			return -1;
-		ret = -1;
-	}
 	b->per_page.requests = b->pages_read + b->pages_written;
 	b->per_page.bytes = b->per_page.requests * PAGE;
 	b->per_page.demand = b->per_page.requests * (PAGE + st.overhead);

@@ -32,7 +32,8 @@ struct mx_store {
 	double rate_factor;	/* max f(k) over the run's 1..jobs users */
 };
 
-/* Least demand of requests covering the sorted distinct pages[0..n). */
+/* Least demand of requests covering the sorted distinct pages[0..n):
+ * the cover's requests, bytes and demand in c. -1 if out of memory. */
 struct mx_cover {
 	uint64_t requests;
 	uint64_t bytes;		/* pages and gaps read or written */
@@ -45,8 +46,8 @@ double mx_fn_peak(const struct fnblk_fn *fn, unsigned int users);
 /* Jobs of a report (each its own user of the store). */
 unsigned int mx_report_jobs(const json_t *report);
 
-void mx_cover_pages(const uint64_t *pages, size_t n, const struct mx_store *st,
-		    struct mx_cover *c);
+int mx_cover_pages(const uint64_t *pages, size_t n, const struct mx_store *st,
+		   struct mx_cover *c);
 
 struct mx_bound {
 	uint64_t accesses, elements, updates;
