@@ -42,7 +42,8 @@
  * twin. The score rises with each first write into a clean block and each
  * fill twin found written, and falls twice as fast with each fill twin
  * found unwritten, so a program that stops writing stops paying for twins
- * after a few write-backs. FNMAP_CFG_NO_WRITE_ALLOC turns it off.
+ * once a few were written back or evicted unwritten.
+ * FNMAP_CFG_NO_WRITE_ALLOC turns it off.
  *
  * A failed write marks its pages dirty again (the region still holds
  * them, or newer data) and the error is reported by the next sync.
