@@ -13,6 +13,7 @@
 #include "module/fnblk_sched.h"
 
 #define PAGE		4096u
+#define MAX_USERS	4096u	/* key pid: f(n) searched up to this n */
 
 /* best[j] - pages[j] * PAGE: the deque's order (may be negative). */
 static int64_t key(const uint64_t *best, const uint64_t *pages, size_t j)
@@ -170,6 +171,20 @@ unsigned int mx_report_jobs(const json_t *report)
 	return (unsigned int)json_array_size(json_object_get(report, "jobs"));
 }
 
+/* How many users the store can have seen: the device tells users apart
+ * by process or cgroup (a job each), not at all, or by thread (any number:
+ * runtimes and the kernel's write-back submit too). */
+static unsigned int users_of(const json_t *cfg, unsigned int jobs)
+{
+	const char *key = json_string_value(json_object_get(cfg, "key"));
+
+	if (key && !strcmp(key, "single"))
+		return 1;
+	if (key && !strcmp(key, "pid"))
+		return MAX_USERS;
+	return jobs;
+}
+
 /* The store of the report's fnblk device. */
 static int report_store(const json_t *report, unsigned int jobs,
 			struct mx_store *st, char *err, size_t errlen)
@@ -194,7 +209,7 @@ static int report_store(const json_t *report, unsigned int jobs,
 	st->max_request = 1u << 20;
 	if (!get_num(report, "device.max_sectors_kb", &kb) && kb >= 4)
 		st->max_request = (uint64_t)kb * 1024 / PAGE * PAGE;
-	st->rate_factor = mx_fn_peak(&fn, jobs);
+	st->rate_factor = mx_fn_peak(&fn, users_of(cfg, jobs));
 	return 0;
 }
 

@@ -5,6 +5,7 @@
  * stores; a set worked by hand; and a replayed report counts the
  * elements, updates and pages its pattern touches.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -99,22 +100,51 @@ static void by_hand(void)
 }
 
 /* A report of 2 accesses of pattern rows over a 1024 x 4 matrix. */
-static json_t *report(double write_fraction, const char *fn)
+static json_t *report_keyed(double write_fraction, const char *fn,
+			    const char *key)
 {
 	return json_pack("{s:{s:I, s:I}, s:{s:s, s:I, s:I, s:f},"
-			 " s:{s:{s:I, s:I, s:s}, s:{s:I, s:I, s:I, s:I}},"
+			 " s:{s:{s:I, s:I, s:s, s:s}, s:{s:I, s:I, s:I, s:I}},"
 			 " s:[{s:{s:I}}], s:{s:I, s:I}}",
 			 "matrix", "rows", (json_int_t)1024, "cols", (json_int_t)4,
 			 "settings", "pattern", "rows", "block", (json_int_t)1,
 			 "seed", (json_int_t)1, "write_fraction", write_fraction,
 			 "device", "config", "bw", (json_int_t)(1 << 20),
-			 "overhead", (json_int_t)0, "fn", fn,
+			 "overhead", (json_int_t)0, "fn", fn, "key", key,
 			 "io", "read_ops", (json_int_t)8, "read_bytes",
 			 (json_int_t)(8 * PAGE), "write_ops", (json_int_t)0,
 			 "write_bytes", (json_int_t)0,
 			 "jobs", "result", "accesses", (json_int_t)2,
 			 "result", "elapsed_ns", (json_int_t)1000000000,
 			 "final_sync_ns", (json_int_t)0);
+}
+
+static json_t *report(double write_fraction, const char *fn)
+{
+	return report_keyed(write_fraction, fn, "tgid");
+}
+
+/* The store's best rate: f(n) over the users the device could see. */
+static void users(void)
+{
+	static const char *const keys[] = { "tgid", "single", "pid" };
+	double least[3] = { 0 };
+	char err[256] = "";
+	struct mx_bound b;
+	int bad = 0;
+
+	for (int i = 0; i < 3; i++) {
+		json_t *r = report_keyed(1.0, "table:1,2,3", keys[i]);
+
+		bad += mx_bound_report(r, NULL, &b, err, sizeof(err));
+		least[i] = b.least_s;
+		json_decref(r);
+	}
+	ok(!bad && least[0] > 0 && least[1] == least[0] &&
+	   fabs(least[2] * 3 - least[0]) < 1e-9,
+	   "users: one job is f(1) keyed by process or single, f(3) (the "
+	   "table's largest) keyed by thread (%g %g %g s)", least[0],
+	   least[1], least[2]);
 }
 
 static void replay(void)
@@ -158,5 +188,6 @@ int main(void)
 	random_sets();
 	by_hand();
 	replay();
+	users();
 	return tap_done();
 }
