@@ -94,9 +94,8 @@ static int get_num(const json_t *report, const char *path, double *v)
 /* Pages of one matrix: read, and written by updates. */
 struct replay {
 	const struct mx_shape *shape;
-	double write_fraction;
+	struct mx_updates updates_left;
 	uint64_t *read, *written;	/* bitmaps over the matrix's pages */
-	uint64_t skip, state;
 	uint64_t elements, updates;
 };
 
@@ -114,23 +113,20 @@ static uint64_t page_of(const struct replay *r, const struct mx_segment *s,
 		MX_ELEM) / PAGE;
 }
 
-/* As worker.c's process(): the same elements read, the same updated. */
+/* The pages a segment reads, and those its updates (the workers' own
+ * iterator, pattern.h) write. */
 static int replay_segment(void *arg, const struct mx_segment *s)
 {
 	struct replay *r = arg;
 
 	set_range(r->read, page_of(r, s, 0), page_of(r, s, s->n - 1));
 	r->elements += s->n;
-	if (r->write_fraction <= 0)
-		return 0;
-	while (r->skip < s->n) {
-		uint64_t p = page_of(r, s, r->skip);
+	for (uint64_t e; mx_updates_next(&r->updates_left, s->n, &e);) {
+		uint64_t p = page_of(r, s, e);
 
-		r->written[p / 64] |= 1ULL << (p % 64);
+		set_range(r->written, p, p);
 		r->updates++;
-		r->skip += 1 + mx_update_gap(&r->state, r->write_fraction);
 	}
-	r->skip -= s->n;
 	return 0;
 }
 
@@ -245,7 +241,7 @@ static int replay_job(const json_t *report, unsigned int j, double wf,
 {
 	const json_t *job = json_array_get(json_object_get(report, "jobs"), j);
 	struct mx_shape shape;
-	struct replay r = { .shape = &shape, .write_fraction = wf };
+	struct replay r = { .shape = &shape };
 	uint64_t npages, *list, n;
 	struct mx_cover c;
 	int ret = -1;
@@ -264,8 +260,7 @@ static int replay_job(const json_t *report, unsigned int j, double wf,
 	if (!r.read || !r.written || !list)
 		goto out;
 	for (uint64_t k = 0; k < (uint64_t)a; k++) {
-		r.state = mx_update_start(&shape, k);
-		r.skip = mx_update_gap(&r.state, wf);
+		mx_updates_start(&r.updates_left, &shape, k, wf);
 		mx_pattern_visit(&shape, k, shape.rows, replay_segment, &r);
 	}
 	b->accesses += (uint64_t)a;

@@ -156,18 +156,35 @@ int mx_pattern_visit(const struct mx_shape *s, uint64_t k, uint64_t max_n,
 	return 0;
 }
 
-uint64_t mx_update_start(const struct mx_shape *s, uint64_t k)
+/* Elements to pass over before the next update. */
+static uint64_t update_gap(struct mx_updates *u)
 {
-	return mx_mix(s->seed ^ 0xc0ffee ^ mx_mix(k));
+	double r;
+
+	if (u->f >= 1.0)
+		return 0;
+	u->state += 0x9e3779b97f4a7c15ULL;
+	r = (double)(mx_mix(u->state) >> 11) * 0x1.0p-53;	/* [0, 1) */
+	return (uint64_t)floor(log1p(-r) / log1p(-u->f));
 }
 
-uint64_t mx_update_gap(uint64_t *state, double f)
+void mx_updates_start(struct mx_updates *u, const struct mx_shape *s,
+		      uint64_t k, double f)
 {
-	double u;
+	u->f = f;
+	u->state = mx_mix(s->seed ^ 0xc0ffee ^ mx_mix(k));
+	u->skip = f > 0 ? update_gap(u) : 0;
+}
 
-	if (f >= 1.0)
-		return 0;
-	*state += 0x9e3779b97f4a7c15ULL;
-	u = (double)(mx_mix(*state) >> 11) * 0x1.0p-53;	/* [0, 1) */
-	return (uint64_t)floor(log1p(-u) / log1p(-f));
+bool mx_updates_next(struct mx_updates *u, uint64_t n, uint64_t *e)
+{
+	if (u->f <= 0)
+		return false;
+	if (u->skip >= n) {
+		u->skip -= n;
+		return false;
+	}
+	*e = u->skip;
+	u->skip += 1 + update_gap(u);
+	return true;
 }

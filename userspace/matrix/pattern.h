@@ -19,6 +19,7 @@
 #ifndef MATRIX_PATTERN_H
 #define MATRIX_PATTERN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -67,13 +68,22 @@ int mx_pattern_visit(const struct mx_shape *s, uint64_t k, uint64_t max_n,
 		     mx_segment_fn fn, void *arg);
 
 /*
- * Which elements access k updates, with --write-fraction f: the state
- * mx_update_start() returns, then mx_update_gap() for the elements to
- * pass over before the first update and after each (in visit order;
- * geometric, mean 1/f - 1; 0 when f >= 1). Like the elements, they
- * depend on k and the seed only.
+ * Which elements access k updates, with --write-fraction f: between two
+ * updates (and before the first) a geometric number of elements in visit
+ * order is passed over, mean 1/f - 1 (none when f >= 1). Like the
+ * elements, they depend on k and the seed only. The workers and the
+ * replay of a run (bound.c) both walk them with this iterator.
  */
-uint64_t mx_update_start(const struct mx_shape *s, uint64_t k);
-uint64_t mx_update_gap(uint64_t *state, double f);
+struct mx_updates {
+	double f;
+	uint64_t state;		/* random state of access k */
+	uint64_t skip;		/* elements before the next update */
+};
+
+void mx_updates_start(struct mx_updates *u, const struct mx_shape *s,
+		      uint64_t k, double f);
+/* The next updated element of a segment of n elements in *e; false when
+ * the segment has no more (the count carries over to the next one). */
+bool mx_updates_next(struct mx_updates *u, uint64_t n, uint64_t *e);
 
 #endif /* MATRIX_PATTERN_H */

@@ -22,12 +22,6 @@ uint64_t mx_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-/* Elements to pass over before the next update (pattern.h). */
-static uint64_t update_gap(struct mx_worker *w)
-{
-	return mx_update_gap(&w->rng, w->work->write_fraction);
-}
-
 static void note_wrong(struct mx_worker *w, uint64_t i, uint64_t j, double x)
 {
 	if (w->wrong < MX_WRONG_KEPT)
@@ -62,18 +56,12 @@ static void process(struct mx_worker *w, const struct mx_segment *seg,
 	w->checksum += sum * 0x1.0p-52;
 	if (wk->shape.pattern == MX_PATTERN_XTX)
 		mx_gram_pack(&w->gram, seg->col, seg->row - r0, x, seg->n);
-	if (wk->write_fraction <= 0)
-		return;
-	while (w->skip < seg->n) {
-		uint64_t e = w->skip;
-
+	for (uint64_t e; mx_updates_next(&w->updates_left, seg->n, &e);) {
 		x[e] = mx_value(wk->h, seg->row + e, seg->col, wk->version);
 		note_update(w, seg->row + e, seg->col);
 		w->updates++;
 		w->dirty = true;
-		w->skip += 1 + update_gap(w);
 	}
-	w->skip -= seg->n;
 }
 
 struct visit {
@@ -122,8 +110,7 @@ static int one_access(struct mx_worker *w, uint64_t k)
 
 	if (wk->shape.pattern == MX_PATTERN_XTX)
 		v.r0 = k % mx_pattern_pass(&wk->shape) * wk->shape.block;
-	w->rng = mx_update_start(&wk->shape, k);
-	w->skip = update_gap(w);
+	mx_updates_start(&w->updates_left, &wk->shape, k, wk->write_fraction);
 	w->access_wrote = false;
 	if (mx_pattern_visit(&wk->shape, k, MAX_SEGMENT_ELEMS, segment, &v))
 		return -1;

@@ -63,8 +63,7 @@ struct mx_worker {
 	pthread_t thread;
 	pid_t tid;
 	struct mx_gram gram;		/* xtx only */
-	uint64_t rng;			/* of the current access's updates */
-	uint64_t skip;			/* elements before the next update */
+	struct mx_updates updates_left;	/* the current access's updates */
 	bool dirty;			/* this segment was updated */
 	bool access_wrote;
 
