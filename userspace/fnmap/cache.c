@@ -75,6 +75,9 @@ struct cache {
 	 * were last told of room): the evictor makes room for it. */
 	_Atomic uint64_t refused;
 	_Atomic uint64_t evictions, evictions_dirty, reuse_hits, grows;
+	/* Fills held up by write-back: since when (0: they are not), for
+	 * how long in all, and the most bytes leaving meanwhile. */
+	_Atomic uint64_t held_since, held_total_ns, held_bytes;
 	_Atomic uint64_t shrinks, pressure_events, overcommit;
 
 	pthread_mutex_t fresh_lock;
@@ -84,6 +87,7 @@ struct cache {
 
 	pthread_mutex_t growth_lock;	/* fault threads, advice */
 	struct growth growth;
+	uint64_t window_start_ns, window_held_ns;	/* growth_lock */
 	struct budget_ctl budget;	/* evictor only */
 	struct pressure *pressure;
 	pthread_mutex_t simple_lock;
@@ -160,16 +164,56 @@ static bool fits(struct cache *c, uint64_t bytes)
 	       !(res + rd);
 }
 
+/*
+ * Fills held up by write-back: from a refusal while dirty evictions hold
+ * room (their write-back in flight) to the next admission. Lazy growth
+ * grows the cache when this takes much of a window: a write stream on a
+ * slow store, which never comes back, would otherwise wait for the
+ * store's write latency at every turn of the clock.
+ */
+static void held_refused(struct cache *c)
+{
+	uint64_t leaving = atomic_load(&c->leaving), zero = 0;
+
+	if (!leaving)
+		return;
+	counter_max(&c->held_bytes, leaving);
+	if (!atomic_load(&c->held_since))
+		atomic_compare_exchange_strong(&c->held_since, &zero,
+					       rt_now_ns());
+}
+
+static void held_admitted(struct cache *c)
+{
+	uint64_t t;
+
+	if (atomic_load(&c->held_since) &&
+	    (t = atomic_exchange(&c->held_since, 0)))
+		atomic_fetch_add(&c->held_total_ns, rt_now_ns() - t);
+}
+
+/* Time fills were held up by write-back so far, the current hold too. */
+static uint64_t held_ns(struct cache *c, uint64_t now)
+{
+	uint64_t t = atomic_load(&c->held_since);
+
+	return atomic_load(&c->held_total_ns) + (t && now > t ? now - t : 0);
+}
+
 bool cache_admit(struct fnmap_runtime *rt, size_t bytes)
 {
 	struct cache *c = rt->cache;
 
-	if (fits(c, bytes))
-		return true;
-	if (atomic_load(&c->stalled)) {
-		atomic_fetch_add(&c->overcommit, 1);
+	if (fits(c, bytes)) {
+		held_admitted(c);
 		return true;
 	}
+	if (atomic_load(&c->stalled)) {
+		atomic_fetch_add(&c->overcommit, 1);
+		held_admitted(c);
+		return true;
+	}
+	held_refused(c);
 	/* The channel waits for a kick: the evictor owes it one once this
 	 * fits (evicted, or more blocks in use), however little is over
 	 * its high mark (a block larger than a sixteenth of the capacity
@@ -347,7 +391,14 @@ void cache_note_miss(struct fnmap_runtime *rt, struct fnmap *m, uint32_t blk)
 		return;
 	pthread_mutex_lock(&c->growth_lock);
 	if (growth_miss(&c->growth, beyond)) {
-		uint64_t ncap = growth_decide(&c->growth, cap, limit, 8 * m->bs);
+		uint64_t now = rt_now_ns(), held = held_ns(c, now), ncap;
+
+		growth_held(&c->growth, held - c->window_held_ns,
+			    now - c->window_start_ns,
+			    atomic_exchange(&c->held_bytes, 0));
+		c->window_start_ns = now;
+		c->window_held_ns = held;
+		ncap = growth_decide(&c->growth, cap, limit, 8 * m->bs);
 
 		if (ncap > cap &&
 		    atomic_compare_exchange_strong(&c->capacity, &cap, ncap))
@@ -758,6 +809,7 @@ int cache_start(struct fnmap_runtime *rt)
 	atomic_store(&c->capacity, initial);
 	atomic_store(&c->evicted_pages, 1);
 	growth_init(&c->growth, 64);
+	c->window_start_ns = rt_now_ns();
 	if (pthread_create(&c->thread, NULL, evictor_main, rt))
 		goto fail;
 	c->started = true;
@@ -804,6 +856,7 @@ void cache_stats(struct fnmap_runtime *rt, struct fnmap_stats *st)
 	st->evictions = atomic_load(&c->evictions);
 	st->evictions_dirty = atomic_load(&c->evictions_dirty);
 	st->reuse_hits = atomic_load(&c->reuse_hits);
+	st->held_ns = held_ns(c, rt_now_ns());
 	st->grows = atomic_load(&c->grows);
 	st->shrinks = atomic_load(&c->shrinks);
 	st->pressure_events = atomic_load(&c->pressure_events);

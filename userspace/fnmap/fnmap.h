@@ -27,7 +27,7 @@ extern "C" {
 
 /* man: begin */
 #define FNMAP_VERSION_MAJOR	1
-#define FNMAP_VERSION_MINOR	3
+#define FNMAP_VERSION_MINOR	4
 
 /* ---- The process-wide runtime ---------------------------------------- */
 
@@ -215,6 +215,10 @@ struct fnmap_stats {
 	 * program writes what it reads (write-allocate); FNMAP_CFG_NO_TWINS
 	 * or FNMAP_CFG_NO_WRITE_ALLOC: 0. (Since 1.3.) */
 	uint64_t twins_at_fill;
+	/* Time fills waited for room that dirty evictions held (their
+	 * write-back in flight): much of it grows the cache (lazy growth).
+	 * (Since 1.4.) */
+	uint64_t held_ns;
 };
 
 /*

@@ -30,10 +30,32 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+void growth_held(struct growth *g, uint64_t held_ns, uint64_t span_ns,
+		 uint64_t bytes)
+{
+	g->held_ns = held_ns < span_ns ? held_ns : span_ns;
+	g->span_ns = span_ns;
+	g->held_bytes = bytes;
+}
+
+/* The growth fills waiting behind write-back ask for: any room shortens
+ * the waits, so within the limit's reach whatever the bytes. */
+static uint64_t held_want(const struct growth *g, uint64_t capacity,
+			  uint64_t limit, uint64_t step)
+{
+	uint64_t more = g->held_bytes > step ? g->held_bytes : step;
+
+	if (limit <= capacity || !g->span_ns || g->held_ns * 8 < g->span_ns)
+		return capacity;
+	if (g->held_ns * 2 > g->span_ns && more < capacity)
+		more = capacity;
+	return more < limit - capacity ? capacity + more : limit;
+}
+
 uint64_t growth_decide(struct growth *g, uint64_t capacity, uint64_t limit,
 		       uint64_t step)
 {
-	uint64_t want = capacity, median;
+	uint64_t want = capacity, median, held;
 	unsigned int within = 0, i;
 
 	/* Only distances the limit lets us cover can be turned into hits. */
@@ -54,8 +76,12 @@ uint64_t growth_decide(struct growth *g, uint64_t capacity, uint64_t limit,
 		if (want > limit)
 			want = limit;
 	}
+	held = held_want(g, capacity, limit, step);
+	if (held > want)
+		want = held;
 	g->misses = 0;
 	g->nreuse = 0;
+	g->held_ns = g->span_ns = g->held_bytes = 0;
 	return want;
 }
 

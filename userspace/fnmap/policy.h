@@ -20,6 +20,16 @@
  * half of them would have hit), at least `step` bytes; if more than half
  * the misses were such reuses (a cold start far below the working set), by
  * at least the capacity itself: it doubles.
+ *
+ * A write stream never comes back, yet a cache too small for it costs
+ * time: its fills wait for room that dirty evictions hold until their
+ * write-back completes, so the store's write latency paces the writers.
+ * The window also reports how long fills waited so, and the most bytes of
+ * write-back in flight meanwhile: a cache larger by that much would have
+ * filled at once (room for the write rate times the latency, Little's
+ * law). If fills waited at least an eighth of the window, the capacity
+ * grows by those bytes (at least `step`); more than half of it, it at
+ * least doubles. The larger of the two growths wins.
  */
 #define GROWTH_WINDOW_MAX	256
 
@@ -28,12 +38,17 @@ struct growth {
 	unsigned int misses;
 	unsigned int nreuse;
 	uint64_t reuse[GROWTH_WINDOW_MAX];
+	uint64_t held_ns, span_ns, held_bytes;
 };
 
 void growth_init(struct growth *g, unsigned int window);
 /* A miss; beyond = bytes evicted since the block left, 0 if it never was
  * cached or left too long ago to tell. true when a decision is due. */
 bool growth_miss(struct growth *g, uint64_t beyond);
+/* Before a decision: of the window's span_ns, fills waited held_ns for
+ * room that write-back held, with up to bytes of it in flight. */
+void growth_held(struct growth *g, uint64_t held_ns, uint64_t span_ns,
+		 uint64_t bytes);
 /* The new capacity, between capacity and limit; starts a new window. */
 uint64_t growth_decide(struct growth *g, uint64_t capacity, uint64_t limit,
 		       uint64_t step);

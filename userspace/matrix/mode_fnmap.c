@@ -237,6 +237,7 @@ static void fnmap_mode_stats(struct mx_mode_run *r, json_t *c)
 	PUT(evictions);
 	PUT(evictions_dirty);
 	PUT(reuse_hits);
+	PUT(held_ns);
 	PUT(grows);
 	PUT(shrinks);
 	PUT(pressure_events);

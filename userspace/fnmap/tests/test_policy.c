@@ -71,6 +71,62 @@ static void test_growth(void)
 	       "every miss a reuse: doubles, but not past the limit");
 }
 
+/* Fills waiting behind dirty evictions' write-back (a write stream on a
+ * slow store, no reuse at all) grow the cache by the bytes in flight. */
+static uint64_t held_window(struct growth *g, uint64_t held_ms,
+			    uint64_t bytes, uint64_t cap, uint64_t limit)
+{
+	unsigned int i;
+
+	for (i = 0; i < 64; i++)
+		growth_miss(g, 0);
+	growth_held(g, held_ms * 1000000, 100 * 1000000ULL, bytes);
+	return growth_decide(g, cap, limit, MiB);
+}
+
+static void test_growth_held(void)
+{
+	struct growth g;
+	unsigned int i;
+
+	growth_init(&g, 64);
+	is_u64(held_window(&g, 20, 6 * MiB, 16 * MiB, 256 * MiB), 22 * MiB,
+	       "fills held 20 of 100 ms behind 6 MiB of write-back: grow by "
+	       "6 MiB");
+	is_u64(held_window(&g, 10, 6 * MiB, 16 * MiB, 256 * MiB), 16 * MiB,
+	       "held 10 of 100 ms: no growth");
+	is_u64(held_window(&g, 12, 0, 16 * MiB, 256 * MiB), 16 * MiB,
+	       "held 12 of 100 ms: under an eighth, no growth");
+	is_u64(held_window(&g, 60, 2 * MiB, 16 * MiB, 256 * MiB), 32 * MiB,
+	       "held most of the window: doubles");
+	is_u64(held_window(&g, 90, 2 * MiB, 200 * MiB, 256 * MiB), 256 * MiB,
+	       "held most of the window: doubles, but not past the limit");
+	is_u64(held_window(&g, 20, 100 * MiB, 16 * MiB, 48 * MiB), 48 * MiB,
+	       "write-back beyond the limit's reach: grows to the limit (any "
+	       "room shortens the waits)");
+	is_u64(held_window(&g, 200, 100 * MiB, 16 * MiB, 48 * MiB), 48 * MiB,
+	       "held longer than the span (a hold from the window before): "
+	       "as held throughout");
+	is_u64(held_window(&g, 20, 6 * MiB, 48 * MiB, 48 * MiB), 48 * MiB,
+	       "at the limit: stays");
+	/* Reuse and write-back together: the larger growth wins; a window
+	 * forgets the one before. */
+	for (i = 0; i < 64; i++)
+		growth_miss(&g, i % 4 ? 0 : 8 * MiB);
+	growth_held(&g, 20 * 1000000ULL, 100 * 1000000ULL, 3 * MiB);
+	is_u64(growth_decide(&g, 16 * MiB, 256 * MiB, MiB), 24 * MiB,
+	       "reuse at 8 MiB and 3 MiB of write-back: grow by 8 MiB");
+	for (i = 0; i < 64; i++)
+		growth_miss(&g, i % 4 ? 0 : 2 * MiB);
+	growth_held(&g, 20 * 1000000ULL, 100 * 1000000ULL, 5 * MiB);
+	is_u64(growth_decide(&g, 16 * MiB, 256 * MiB, MiB), 21 * MiB,
+	       "reuse at 2 MiB and 5 MiB of write-back: grow by 5 MiB");
+	for (i = 0; i < 64; i++)
+		growth_miss(&g, 0);
+	is_u64(growth_decide(&g, 16 * MiB, 256 * MiB, MiB), 16 * MiB,
+	       "a window with neither after them: no growth");
+}
+
 static void test_budget(void)
 {
 	struct budget_ctl b;
@@ -150,6 +206,7 @@ static void test_buckets(void)
 int main(void)
 {
 	test_growth();
+	test_growth_held();
 	test_budget();
 	test_stride();
 	test_buckets();
