@@ -10,7 +10,9 @@
 #     unfilled part gets EFAULT), /dev/userfaultfd, the sysctl;
 #  4. memory pressure: under memory.high, a budget above the limit shrinks
 #     while another process takes memory, grows back when it leaves, and
-#     nothing is OOM-killed.
+#     nothing is OOM-killed;
+#  5. a slow store: the channels' depth probing goes deeper (and not with
+#     fixed-depth), with every element read correct.
 # TAP; exits 1 on failure, 4 to skip.
 
 lib=$(dirname "$0")/lib_tap.sh
@@ -152,6 +154,40 @@ resident=$(value resident_max "$TMP/pressure.out")
 check "pressure: the cache stayed under the limit: $((${resident:-0} >> 20)) MiB" \
 	at_most "$resident" $((64 << 20))
 rmdir "$CG" 2>/dev/null
+
+# 5. A slow store: the channels probe deeper. Rows of a 64 MiB matrix on
+# /dev/fnblk1 at 40 ms a request, read through fnmap by 8 threads for 4 s
+# in requests of at most 64 KiB (stride prefetch gives the channels the
+# work; small requests keep the guest CPU out of the way): the channels
+# start at 8 requests each and go deeper while the rate follows; with
+# fixed-depth they stay at 8. Every element read is checked either way.
+if command -v fnblk-matrix >/dev/null; then
+	fnblk-matrix create /dev/fnblk1 --rows 65536 --cols 128 -q
+	check "depth: a 64 MiB matrix on /dev/fnblk1" [ $? -eq 0 ]
+	fnblkctl dev set fnblk1 latency 40ms >/dev/null
+	cnt() { fnblkctl json "jobs.0.mode.counters.$2" <"$TMP/depth-$1.out"; }
+	for f in none fixed-depth; do
+		fnblk-matrix run /dev/fnblk1 --mode fnmap --pattern rows --threads 8 \
+			--duration 4s --verify --no-cgroup --fnmap-max-request 64KiB \
+			--fnmap-flags $f -j >"$TMP/depth-$f.out" 2>"$TMP/depth-$f.err"
+		check "depth ($f): the run finished" [ $? -eq 0 ]
+		el=$(fnblkctl json result.elements <"$TMP/depth-$f.out")
+		ve=$(fnblkctl json result.verified <"$TMP/depth-$f.out")
+		wr=$(fnblkctl json result.wrong <"$TMP/depth-$f.out")
+		good=no
+		[ "${el:-0}" -gt 0 ] && [ "$ve" = "$el" ] && [ "$wr" = 0 ] && good=yes
+		check_eq "depth ($f): $el elements read, every one checked, none wrong" $good yes
+		echo "# depth ($f): $(cnt $f queue_depth_now) of at most" \
+			"$(cnt $f queue_depth_max) a channel, $(cnt $f inflight_max) out at most"
+	done
+	now=$(cnt none queue_depth_now)
+	check "depth: probing went deeper than the 8 it started at (${now:-?})" \
+		[ "${now:-0}" -gt 8 ]
+	check_eq "depth: fixed-depth stays at 8" "$(cnt fixed-depth queue_depth_now)" 8
+	fnblkctl dev set fnblk1 latency 100us >/dev/null
+else
+	skip "depth: fnblk-matrix is not installed"
+fi
 
 echo "1..$n"
 [ $failed -eq 0 ]

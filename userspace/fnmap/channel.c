@@ -1,13 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * I/O channels. Each channel is a thread with its own io_uring holding up
- * to queue_depth requests; it takes coalesced requests from the queue
- * while it has room, then sleeps in io_uring until a completion or a kick
- * (a poll of an eventfd, always pending in the ring) arrives. A poll, not
- * a read: on 6.1 io_uring completes a read of a non-blocking eventfd at
- * once with -EAGAIN, and a channel re-arming it would spin. Kicks go
- * to the channel with the fewest requests out, so the load spreads and the
- * device sees channels x depth requests when the queue is long.
+ * to `depth` requests; it takes coalesced requests from the queue while it
+ * has room, then sleeps in io_uring until a completion or a kick (a poll
+ * of an eventfd, always pending in the ring) arrives. A poll, not a read:
+ * on 6.1 io_uring completes a read of a non-blocking eventfd at once with
+ * -EAGAIN, and a channel re-arming it would spin. Kicks go to the channel
+ * with the fewest requests out, so the load spreads and the device sees
+ * channels x depth requests when the queue is long.
+ *
+ * The depth is the store's to decide (policy.c, depth_ctl): from the
+ * configured queue_depth, a doubled depth is tried every few epochs and
+ * kept while the rate of completions follows it, so a slow store gets the
+ * requests in flight its latency needs and a busy one no more than it
+ * serves (FNMAP_CFG_FIXED_DEPTH: queue_depth, always).
  *
  * Where io_uring is unavailable (or FNMAP_CFG_PSYNC), a channel issues one
  * preadv/pwritev at a time instead: depth 1 per channel.
@@ -40,6 +46,9 @@
 
 #define WAKE_TAG	((uint64_t)0)
 #define MAX_RETRIES	3
+/* Depth probing: epochs of at least 100 ms, a try after 8 of them. */
+#define DEPTH_EPOCH_NS	100000000ULL
+#define DEPTH_HOLD	8
 
 struct channel {
 	struct fnmap_runtime *rt;
@@ -151,10 +160,29 @@ static void finish_short_read(struct io *io)
 	io->res = (int)io->len;
 }
 
-static void account_complete(struct io *io)
+/* The channels' depth after a completion; a deeper one is told to them. */
+static void depth_complete_io(struct fnmap_runtime *rt, uint64_t service_ns,
+			      uint64_t now_ns)
+{
+	unsigned int before, after;
+
+	if (rt->depth.min == rt->depth.max)
+		return;
+	pthread_mutex_lock(&rt->depth_lock);
+	before = rt->depth.now;
+	after = depth_complete(&rt->depth, service_ns, now_ns);
+	pthread_mutex_unlock(&rt->depth_lock);
+	if (after != before) {
+		atomic_store(&rt->depth_now, after);
+		if (after > before)
+			channels_kick(rt);
+	}
+}
+
+static void account_complete(struct fnmap_runtime *rt, struct io *io)
 {
 	struct fnmap *m = io->m;
-	uint64_t t = rt_now_ns() - io->t_submit;
+	uint64_t now = rt_now_ns(), t = now - io->t_submit;
 	unsigned int bkt = size_bucket(io->len, FNMAP_HIST_BUCKETS);
 
 	counter_add(&m->c.service_ns, t);
@@ -170,6 +198,7 @@ static void account_complete(struct io *io)
 	}
 	if (io->res < 0)
 		counter_add(&m->c.io_errors, 1);
+	depth_complete_io(rt, t, now);
 }
 
 static void complete(struct channel *ch, struct io *io)
@@ -179,7 +208,7 @@ static void complete(struct channel *ch, struct io *io)
 
 	if (!io->write && io->res >= 0 && (size_t)io->res < io->len)
 		finish_short_read(io);
-	account_complete(io);
+	account_complete(rt, io);
 	if (io->write) {
 		wb_write_done(rt, io);
 	} else {
@@ -243,11 +272,23 @@ static void rearm_wake(struct channel *ch)
 	arm_wake(ch);
 }
 
+/* Requests this channel may have out now. */
+static unsigned int channel_limit(const struct channel *ch)
+{
+	unsigned int d;
+
+	if (ch->direct)
+		return ch->depth;
+	d = atomic_load(&ch->rt->depth_now);
+	return d < ch->depth ? d : ch->depth;
+}
+
 static void fill_ring(struct channel *ch)
 {
 	struct io *io;
 
-	while (ch->free_ios && !atomic_load(&ch->rt->stopping)) {
+	while (ch->free_ios && atomic_load(&ch->inflight) < channel_limit(ch) &&
+	       !atomic_load(&ch->rt->stopping)) {
 		struct io_uring_sqe *sqe;
 
 		io = queue_take(ch->rt, ch->free_ios, ch->direct);
@@ -352,11 +393,24 @@ static void *channel_main(void *arg)
 	return ch->uring ? uring_loop(ch) : psync_loop(ch);
 }
 
+unsigned int channel_depth_max(const struct fnmap_config *cfg)
+{
+	if (cfg->flags & (FNMAP_CFG_FIXED_DEPTH | FNMAP_CFG_PSYNC))
+		return cfg->queue_depth;
+	return cfg->queue_depth < FNMAP_DEPTH_PROBE_MAX ?
+	       FNMAP_DEPTH_PROBE_MAX : cfg->queue_depth;
+}
+
 int channels_start(struct fnmap_runtime *rt)
 {
 	unsigned int n = rt->cfg.channels, i;
 	bool psync = rt->cfg.flags & FNMAP_CFG_PSYNC;
 
+	pthread_mutex_init(&rt->depth_lock, NULL);
+	depth_init(&rt->depth, rt->cfg.queue_depth,
+		   channel_depth_max(&rt->cfg), DEPTH_HOLD, DEPTH_EPOCH_NS,
+		   rt_now_ns());
+	atomic_store(&rt->depth_now, rt->cfg.queue_depth);
 	rt->channels = calloc(n, sizeof(*rt->channels));
 	if (!rt->channels)
 		return -1;
@@ -366,7 +420,7 @@ int channels_start(struct fnmap_runtime *rt)
 
 		ch->rt = rt;
 		ch->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-		ch->depth = psync ? 1 : rt->cfg.queue_depth;
+		ch->depth = psync ? 1 : channel_depth_max(&rt->cfg);
 		if (ch->efd < 0 ||
 		    channel_alloc_ios(ch, ch->depth, max_pieces(&rt->cfg)))
 			goto fail;
@@ -380,6 +434,8 @@ int channels_start(struct fnmap_runtime *rt)
 					  "pwritev instead", strerror(-r));
 				psync = true;
 				ch->depth = 1;
+				depth_init(&rt->depth, 1, 1, DEPTH_HOLD,
+					   DEPTH_EPOCH_NS, rt_now_ns());
 			} else {
 				errno = -r;
 				goto fail;
@@ -420,6 +476,7 @@ void channels_stop(struct fnmap_runtime *rt)
 	free(rt->channels);
 	rt->channels = NULL;
 	rt->nchannels = 0;
+	pthread_mutex_destroy(&rt->depth_lock);
 }
 
 void channels_kick(struct fnmap_runtime *rt)
@@ -432,7 +489,7 @@ void channels_kick(struct fnmap_runtime *rt)
 		struct channel *ch = &rt->channels[i];
 		unsigned int n = atomic_load(&ch->inflight);
 
-		if (n < ch->depth && n < least) {
+		if (n < channel_limit(ch) && n < least) {
 			least = n;
 			best = ch;
 		}

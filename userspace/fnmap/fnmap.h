@@ -43,7 +43,11 @@ extern "C" {
 #define FNMAP_CFG_HANDOFF	(1u << 8) /* channels submit demand reads */
 #define FNMAP_CFG_NO_TWINS	(1u << 9) /* every first write to a page faults */
 #define FNMAP_CFG_NO_WRITE_ALLOC (1u << 10) /* fills stay write-protected */
-#define FNMAP_CFG_ALL		((1u << 11) - 1)
+#define FNMAP_CFG_FIXED_DEPTH	(1u << 11) /* channels keep queue_depth */
+#define FNMAP_CFG_ALL		((1u << 12) - 1)
+
+/* The depth channels may probe up to (a larger queue_depth is kept). */
+#define FNMAP_DEPTH_PROBE_MAX	64
 
 struct fnmap_config {
 	/* Bytes the cache may hold in all mappings; 0 = a quarter of the
@@ -51,7 +55,10 @@ struct fnmap_config {
 	uint64_t budget;
 	/* I/O channels (1..64): one io_uring and one thread each. */
 	unsigned int channels;
-	/* Requests in flight per channel (1..256). */
+	/* Requests in flight per channel (1..256) to start with and at
+	 * least; while more raise the rate of completions (a slow store),
+	 * channels go up to FNMAP_DEPTH_PROBE_MAX (or queue_depth if more),
+	 * unless FNMAP_CFG_FIXED_DEPTH. (Since 1.4; before, fixed.) */
 	unsigned int queue_depth;
 	/* Largest coalesced request in bytes (a multiple of 4 KiB, 4 KiB..
 	 * 64 MiB); 0 = 1 MiB. */
@@ -219,6 +226,9 @@ struct fnmap_stats {
 	 * write-back in flight): much of it grows the cache (lazy growth).
 	 * (Since 1.4.) */
 	uint64_t held_ns;
+	/* Requests each channel may have out now, and the most it may
+	 * come to (queue_depth with FNMAP_CFG_FIXED_DEPTH). (Since 1.4.) */
+	unsigned int queue_depth_now, queue_depth_max;
 };
 
 /*

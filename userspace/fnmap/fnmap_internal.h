@@ -273,6 +273,11 @@ struct fnmap_runtime {
 	struct channel *channels;
 	unsigned int nchannels;
 	_Atomic unsigned int direct_inflight;	/* at fault threads' rings */
+	/* How many requests each channel may have out (channel.c): probed
+	 * between the configured depth and channel_depth_max(). */
+	_Atomic unsigned int depth_now;
+	pthread_mutex_t depth_lock;
+	struct depth_ctl depth;
 	struct staging *staging;
 	struct staging *twins;		/* writeback.c's block twins */
 	struct cache *cache;
@@ -319,6 +324,8 @@ void queue_prefetch_done(struct fnmap_runtime *rt, const struct io *io);
 size_t queue_pending(struct fnmap_runtime *rt);
 
 /* channel.c */
+/* The most requests a channel may come to have out. */
+unsigned int channel_depth_max(const struct fnmap_config *cfg);
 int channels_start(struct fnmap_runtime *rt);
 void channels_stop(struct fnmap_runtime *rt);
 /* Wake a channel with room: something was queued or freed. */

@@ -163,6 +163,61 @@ int64_t stride_observe(struct stride *s, uint64_t map, int64_t pos,
 	return s->stride;
 }
 
+void depth_init(struct depth_ctl *d, unsigned int min, unsigned int max,
+		unsigned int hold, uint64_t epoch_ns, uint64_t now_ns)
+{
+	memset(d, 0, sizeof(*d));
+	d->min = min ? min : 1;
+	d->max = max > d->min ? max : d->min;
+	d->now = d->before = d->min;
+	d->hold = d->held = hold;	/* the first epoch tries */
+	d->epoch_ns = epoch_ns;
+	d->t0_ns = now_ns;
+	d->service_min_ns = UINT64_MAX;
+}
+
+static void depth_try(struct depth_ctl *d, double rate)
+{
+	d->rate = rate;
+	d->held = 0;
+	if (d->now >= d->max) {
+		d->trying = false;
+		return;
+	}
+	d->before = d->now;
+	d->now = d->now > d->max / 2 ? d->max : d->now * 2;
+	d->trying = true;
+}
+
+unsigned int depth_complete(struct depth_ctl *d, uint64_t service_ns,
+			    uint64_t now_ns)
+{
+	uint64_t span = now_ns - d->t0_ns;
+	double rate;
+
+	d->n++;
+	if (service_ns < d->service_min_ns)
+		d->service_min_ns = service_ns;
+	if (now_ns < d->t0_ns || span < d->epoch_ns || d->n < 32 ||
+	    span / 4 < d->service_min_ns)
+		return d->now;
+	rate = (double)d->n / (double)span;
+	d->n = 0;
+	d->t0_ns = now_ns;
+	if (d->trying && rate >= d->rate * 1.125) {
+		depth_try(d, rate);		/* it helped: more */
+	} else if (d->trying) {
+		d->now = d->before;		/* it did not: back */
+		d->trying = false;
+		d->held = 0;
+	} else if (++d->held > d->hold) {
+		depth_try(d, rate);
+	} else {
+		d->rate = rate;
+	}
+	return d->now;
+}
+
 unsigned int size_bucket(uint64_t bytes, unsigned int nbuckets)
 {
 	unsigned int i = 0;

@@ -101,6 +101,37 @@ struct stride {
 int64_t stride_observe(struct stride *s, uint64_t map, int64_t pos,
 		       unsigned int *depth);
 
+/*
+ * The channels' depth, by probing the store. A slow store (a long
+ * latency, as a remote file system far away) needs many requests in
+ * flight to be kept busy; a fast one that is busy gains nothing from more
+ * but longer waits. So the controller measures the rate requests complete
+ * at, an epoch at a time (at least `epoch_ns`, four of the shortest
+ * service times seen and 32 completions: completions come in bursts a
+ * round trip apart), and tries a doubled depth: if the rate rose by at
+ * least an eighth, the depth was what limited it, and it doubles again;
+ * if not (the store is busy, or the program asks no more), it goes back
+ * to the depth before and holds it for `hold` epochs before it tries
+ * again. A depth is a limit, not a target: a program that asks for
+ * little keeps little in flight whatever it is.
+ */
+struct depth_ctl {
+	unsigned int min, max, now, before;
+	unsigned int hold, held;	/* epochs between tries, so far */
+	bool trying;
+	uint64_t epoch_ns, t0_ns;
+	uint64_t n;			/* completions this epoch */
+	uint64_t service_min_ns;
+	double rate;			/* at depth `before` (trying) or now */
+};
+
+void depth_init(struct depth_ctl *d, unsigned int min, unsigned int max,
+		unsigned int hold, uint64_t epoch_ns, uint64_t now_ns);
+/* A request completed after service_ns; returns the depth each channel
+ * may keep in flight from now on. */
+unsigned int depth_complete(struct depth_ctl *d, uint64_t service_ns,
+			    uint64_t now_ns);
+
 /* Request-size histogram bucket: [4 KiB << i, 8 KiB << i), clamped. */
 unsigned int size_bucket(uint64_t bytes, unsigned int nbuckets);
 

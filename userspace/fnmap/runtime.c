@@ -114,6 +114,7 @@ static const struct {
 	{ "handoff", FNMAP_CFG_HANDOFF },
 	{ "no-twins", FNMAP_CFG_NO_TWINS },
 	{ "no-write-alloc", FNMAP_CFG_NO_WRITE_ALLOC },
+	{ "fixed-depth", FNMAP_CFG_FIXED_DEPTH },
 };
 
 int rt_parse_size_env(const char *name, const char *value, uint64_t *v)
@@ -156,7 +157,7 @@ int fnmap_parse_flags(const char *s, unsigned int *flags)
 					  "'%s' (no-coalesce, simple-cache, "
 					  "no-growth, no-pressure, no-prefetch, "
 					  "psync, direct, continue, handoff, "
-					  "no-twins, no-write-alloc)",
+					  "no-twins, no-write-alloc, fixed-depth)",
 					  tok);
 		f |= flag_names[i].flag;
 	}
@@ -304,7 +305,7 @@ static struct fnmap_runtime *runtime_start(const struct fnmap_config *cfg)
 	}
 	/* Read buffers and shadows: an eighth of the budget, enough for
 	 * every channel slot to hold a full request, and at least two. */
-	staging = (uint64_t)rt->cfg.channels * rt->cfg.queue_depth *
+	staging = (uint64_t)rt->cfg.channels * channel_depth_max(&rt->cfg) *
 		  rt->cfg.max_request;
 	if (staging > rt->cfg.budget / 8)
 		staging = rt->cfg.budget / 8;
@@ -484,6 +485,8 @@ int fnmap_stats(const struct fnmap *m, struct fnmap_stats *st)
 	cache_stats(rt, st);
 	st->channels = rt->nchannels;
 	st->queue_depth = rt->cfg.queue_depth;
+	st->queue_depth_now = atomic_load(&rt->depth_now);
+	st->queue_depth_max = channel_depth_max(&rt->cfg);
 	st->fault_threads = fault_threads(rt);
 	st->uffd_source = rt->uffd.source;
 	st->io_engine = channels_engine(rt);

@@ -36,7 +36,9 @@ static const struct mx_mode_option fnmap_options[] = {
 	  "a quarter of what the job's cgroup has left" },
 	{ "fnmap-channels", "N", "I/O channels: io_uring instances, one "
 	  "thread each (1 to 64)", "4" },
-	{ "fnmap-qd", "N", "requests in flight per channel (1 to 256)", "8" },
+	{ "fnmap-qd", "N", "requests in flight per channel (1 to 256) to "
+	  "start with; deeper (up to 64) while that raises the store's "
+	  "rate, unless fixed-depth", "8" },
 	{ "fnmap-fault-threads", "N", "threads serving the faults, reading "
 	  "one userfaultfd (1 to 64)", "4" },
 	{ "fnmap-max-request", "SIZE", "largest coalesced request (a "
@@ -44,7 +46,7 @@ static const struct mx_mode_option fnmap_options[] = {
 	{ "fnmap-flags", "LIST", "runtime switches for ablations, "
 	  "comma-separated: no-coalesce, simple-cache, no-growth, "
 	  "no-pressure, no-prefetch, psync, handoff, continue, no-twins, "
-	  "no-write-alloc "
+	  "no-write-alloc, fixed-depth "
 	  "(fnmap(3), "
 	  "FNMAP_FLAGS)", "none" },
 	{ NULL, NULL, NULL, NULL },
@@ -238,6 +240,8 @@ static void fnmap_mode_stats(struct mx_mode_run *r, json_t *c)
 	PUT(evictions_dirty);
 	PUT(reuse_hits);
 	PUT(held_ns);
+	PUT(queue_depth_now);
+	PUT(queue_depth_max);
 	PUT(grows);
 	PUT(shrinks);
 	PUT(pressure_events);

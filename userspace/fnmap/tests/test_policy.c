@@ -127,6 +127,107 @@ static void test_growth_held(void)
 	       "a window with neither after them: no growth");
 }
 
+/*
+ * A store for the depth controller: channels x depth requests in flight
+ * (or what the program asks for, if less), each served after the
+ * latency, or after its turn at the store's rate once more are in flight
+ * than the rate covers in a latency. Completions one at a time at the
+ * rate of the depth of the moment. sim_run() returns the depth the
+ * controller spent most of the run at, and the largest it tried.
+ */
+struct sim_store {
+	double latency_s, rate_max, demand;
+	unsigned int channels;
+	uint64_t now_ns;
+};
+
+static unsigned int sim_run(struct depth_ctl *d, struct sim_store *st,
+			    double seconds, unsigned int *tried)
+{
+	uint64_t end = st->now_ns + (uint64_t)(seconds * 1e9);
+	uint64_t at[257] = { 0 };
+	unsigned int most = 0, k;
+
+	*tried = 0;
+	while (st->now_ns < end) {
+		double inflight = (double)st->channels * d->now, rate;
+		uint64_t dt;
+
+		if (st->demand && inflight > st->demand)
+			inflight = st->demand;
+		rate = inflight / st->latency_s;
+		if (rate > st->rate_max)
+			rate = st->rate_max;
+		dt = (uint64_t)(1e9 / rate);
+		at[d->now] += dt;
+		if (d->now > *tried)
+			*tried = d->now;
+		st->now_ns += dt;
+		depth_complete(d, (uint64_t)(inflight / rate * 1e9), st->now_ns);
+	}
+	for (k = 1; k <= 256; k++)
+		if (at[k] > at[most])
+			most = k;
+	return most;
+}
+
+static void test_depth(void)
+{
+	struct sim_store st = { 0.064, 2000, 0, 4, 1000000000ULL };
+	struct depth_ctl d;
+	unsigned int tried, i, changed;
+
+	/* 64 ms, 2000 requests/s: 128 in flight keep it busy, 32 a
+	 * channel. From 8 it doubles while the rate follows, tries 64
+	 * now and then (no better) and comes back. */
+	depth_init(&d, 8, 64, 4, 100000000ULL, st.now_ns);
+	is_u64(d.now, 8, "depth starts at its least");
+	sim_run(&d, &st, 3, &tried);
+	is_u64(sim_run(&d, &st, 20, &tried), 32,
+	       "64 ms store at 2000 requests/s: mostly 32 a channel (4 "
+	       "channels), what keeps it busy");
+	is_u64(tried, 64, "and tries 64 now and then");
+
+	/* The store slows down (256 ms): the next try finds more depth
+	 * helps, up to the most allowed. */
+	st.latency_s = 0.256;
+	sim_run(&d, &st, 10, &tried);
+	is_u64(sim_run(&d, &st, 20, &tried), 64,
+	       "the store slows to 256 ms: 64 a channel, the most allowed");
+
+	/* A fast store that is busy (200 us, 1000 requests/s): more depth
+	 * gains nothing. */
+	st = (struct sim_store){ 0.0002, 1000, 0, 4, 1000000000ULL };
+	depth_init(&d, 8, 64, 4, 100000000ULL, st.now_ns);
+	is_u64(sim_run(&d, &st, 20, &tried), 8,
+	       "a fast busy store: mostly the least depth");
+	is_u64(tried, 16, "a try doubles once, no further");
+
+	/* A slow store but a program with 20 requests out: the depth it
+	 * would need is never reached, more gains nothing. */
+	st = (struct sim_store){ 0.064, 2000, 20, 4, 1000000000ULL };
+	depth_init(&d, 8, 64, 4, 100000000ULL, st.now_ns);
+	is_u64(sim_run(&d, &st, 20, &tried), 8,
+	       "a program asking little: mostly the least depth");
+
+	/* The depth changes at most once an epoch, after a failed try it
+	 * holds for `hold` epochs: 100 ms epochs, hold 3, a fast busy
+	 * store: a try every fifth epoch at most. */
+	depth_init(&d, 8, 64, 3, 100000000ULL, 0);
+	for (i = 0, changed = 0; i < 4000; i++) {
+		unsigned int before = d.now;
+
+		if (depth_complete(&d, 200000, (uint64_t)i * 1000000) != before)
+			changed++;
+	}
+	ok(changed >= 14 && changed <= 16, "4 s of 100 ms epochs, hold 3: "
+	   "a try and a return each 5 epochs (%u changes)", changed);
+
+	/* The least and the most are kept. */
+	depth_init(&d, 0, 0, 1, 100000000ULL, 0);
+	ok(d.min == 1 && d.max == 1 && d.now == 1, "depth 0..0: 1..1");
+}
+
 static void test_budget(void)
 {
 	struct budget_ctl b;
@@ -207,6 +308,7 @@ int main(void)
 {
 	test_growth();
 	test_growth_held();
+	test_depth();
 	test_budget();
 	test_stride();
 	test_buckets();
