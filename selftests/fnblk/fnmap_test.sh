@@ -184,6 +184,10 @@ if command -v fnblk-matrix >/dev/null; then
 	check "depth: probing went deeper than the 8 it started at (${now:-?})" \
 		[ "${now:-0}" -gt 8 ]
 	check_eq "depth: fixed-depth stays at 8" "$(cnt fixed-depth queue_depth_now)" 8
+	# Prefetches may hold half the channels' slots: 16 at a fixed 4 x 8.
+	out=$(cnt none inflight_max) fixed=$(cnt fixed-depth inflight_max)
+	check "depth: more requests out at once than with fixed-depth ($out > $fixed)" \
+		[ "${out:-0}" -gt "${fixed:-0}" ]
 	fnblkctl dev set fnblk1 latency 100us >/dev/null
 else
 	skip "depth: fnblk-matrix is not installed"

@@ -32,8 +32,7 @@ struct queue {
 	uint32_t cap, free;	/* free list through next */
 	struct fifo fifo[REQ_KINDS];
 	unsigned int prefetch_inflight;
-	unsigned int prefetch_inflight_max;
-	unsigned int prefetch_queued_max;
+	unsigned int channels;
 	bool coalesce;
 	uint64_t max_request;
 };
@@ -46,16 +45,23 @@ static struct req *node(struct queue *q, uint32_t i)
 struct queue *queue_create(const struct fnmap_runtime *rt)
 {
 	struct queue *q = calloc(1, sizeof(*q));
-	unsigned int slots = rt->cfg.channels * rt->cfg.queue_depth;
 
 	if (!q)
 		return NULL;
 	pthread_mutex_init(&q->lock, NULL);
 	q->coalesce = !(rt->cfg.flags & FNMAP_CFG_NO_COALESCE);
 	q->max_request = rt->cfg.max_request;
-	q->prefetch_inflight_max = slots / 2 ? slots / 2 : 1;
-	q->prefetch_queued_max = slots * 4;
+	q->channels = rt->cfg.channels;
 	return q;
+}
+
+/* The channels' slots as deep as they are now (channel.c probes it):
+ * prefetches may hold half of them and queue four times as many. */
+static unsigned int slots(struct fnmap_runtime *rt, struct queue *q)
+{
+	unsigned int n = q->channels * atomic_load(&rt->depth_now);
+
+	return n ? n : 1;
 }
 
 void queue_destroy(struct queue *q)
@@ -154,7 +160,7 @@ bool queue_read(struct fnmap_runtime *rt, struct fnmap *m, uint32_t blk,
 		}
 		if (b_state(s) != B_EMPTY)
 			break;
-		if (prefetch && q->fifo[REQ_PREFETCH].n >= q->prefetch_queued_max)
+		if (prefetch && q->fifo[REQ_PREFETCH].n >= slots(rt, q) * 4)
 			break;
 		i = node_alloc(q);
 		if (!i)
@@ -429,7 +435,8 @@ struct io *queue_take(struct fnmap_runtime *rt, struct io *io,
 		got = take_read(rt, q, io, d->head);
 	if (!got && w->head)
 		got = take_write(q, io, w->head);
-	if (!got && p->head && q->prefetch_inflight < q->prefetch_inflight_max)
+	if (!got && p->head &&
+	    q->prefetch_inflight < (slots(rt, q) + 1) / 2)
 		got = take_read(rt, q, io, p->head);
 	pthread_mutex_unlock(&q->lock);
 	return got;
