@@ -397,8 +397,7 @@ unsigned int channel_depth_max(const struct fnmap_config *cfg)
 {
 	if (cfg->flags & (FNMAP_CFG_FIXED_DEPTH | FNMAP_CFG_PSYNC))
 		return cfg->queue_depth;
-	return cfg->queue_depth < FNMAP_DEPTH_PROBE_MAX ?
-	       FNMAP_DEPTH_PROBE_MAX : cfg->queue_depth;
+	return FNMAP_DEPTH_PROBE_MAX;
 }
 
 int channels_start(struct fnmap_runtime *rt)

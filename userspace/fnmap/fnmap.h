@@ -46,8 +46,8 @@ extern "C" {
 #define FNMAP_CFG_FIXED_DEPTH	(1u << 11) /* channels keep queue_depth */
 #define FNMAP_CFG_ALL		((1u << 12) - 1)
 
-/* The depth channels may probe up to (a larger queue_depth is kept). */
-#define FNMAP_DEPTH_PROBE_MAX	64
+/* The depth channels may probe up to: queue_depth's own most. */
+#define FNMAP_DEPTH_PROBE_MAX	256
 
 struct fnmap_config {
 	/* Bytes the cache may hold in all mappings; 0 = a quarter of the
@@ -57,8 +57,8 @@ struct fnmap_config {
 	unsigned int channels;
 	/* Requests in flight per channel (1..256) to start with and at
 	 * least; while more raise the rate of completions (a slow store),
-	 * channels go up to FNMAP_DEPTH_PROBE_MAX (or queue_depth if more),
-	 * unless FNMAP_CFG_FIXED_DEPTH. (Since 1.4; before, fixed.) */
+	 * channels go up to FNMAP_DEPTH_PROBE_MAX, unless
+	 * FNMAP_CFG_FIXED_DEPTH. (Since 1.4; before, fixed.) */
 	unsigned int queue_depth;
 	/* Largest coalesced request in bytes (a multiple of 4 KiB, 4 KiB..
 	 * 64 MiB); 0 = 1 MiB. */

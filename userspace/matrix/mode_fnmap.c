@@ -37,7 +37,7 @@ static const struct mx_mode_option fnmap_options[] = {
 	{ "fnmap-channels", "N", "I/O channels: io_uring instances, one "
 	  "thread each (1 to 64)", "4" },
 	{ "fnmap-qd", "N", "requests in flight per channel (1 to 256) to "
-	  "start with; deeper (up to 64) while that raises the store's "
+	  "start with; deeper (up to 256) while that raises the store's "
 	  "rate, unless fixed-depth", "8" },
 	{ "fnmap-fault-threads", "N", "threads serving the faults, reading "
 	  "one userfaultfd (1 to 64)", "4" },
