@@ -9,7 +9,7 @@
 # store's bandwidth once enough requests are in flight. fnmap with its
 # defaults (channels probing their depth, since 1.4) against the same
 # with fixed-depth (4 channels of 8, as before 1.4), and the store's
-# bound for mmap random's accesses (latency left out). A thread finishes
+# bound for each run's accesses (latency left out). A thread finishes
 # the row it is in, so a run may outlast its 5 s. About 8 minutes under
 # TCG, most of it mmap at 256 ms.
 #include matrix-common.sh
