@@ -161,7 +161,7 @@ static void release(struct fnmap_runtime *rt, const struct hold *h)
  * and how far.
  */
 static void touch(struct fault_thread *ft, pid_t tid, struct fnmap *m,
-		  uint32_t blk, int64_t *stride, unsigned int *depth)
+		  uint32_t blk, bool late, int64_t *stride, unsigned int *depth)
 {
 	struct shard *sh = shard_of(ft->fc, tid);
 	struct hold h = { m->slot, m->gen, blk };
@@ -191,7 +191,7 @@ held:
 	if (stride)
 		*stride = stride_observe(&t->stride,
 					 ((uint64_t)m->slot << 32) | m->gen,
-					 blk, depth);
+					 blk, late, depth);
 out:
 	pthread_mutex_unlock(&sh->lock);
 }
@@ -306,9 +306,10 @@ bool fault_miss(struct fnmap *m, uint32_t blk, bool prefetch)
 }
 
 /* A miss of thread tid on (m, blk): its window holds the block, and
- * blocks ahead are queued where advice or the thread's stride says. */
+ * blocks ahead are queued where advice or the thread's stride says (late:
+ * the block was fetched ahead and has not arrived). */
 static void touch_and_prefetch(struct fault_thread *ft, pid_t tid,
-			       struct fnmap *m, uint32_t blk)
+			       struct fnmap *m, uint32_t blk, bool late)
 {
 	struct fnmap_runtime *rt = ft->rt;
 	uint32_t adv = atomic_load(&m->blocks[blk].state) & BF_ADV_MASK;
@@ -318,7 +319,7 @@ static void touch_and_prefetch(struct fault_thread *ft, pid_t tid,
 	int64_t stride = 0;
 
 	if (none || (adv & BF_ADV_SEQ)) {
-		touch(ft, tid, m, blk, NULL, NULL);
+		touch(ft, tid, m, blk, false, NULL, NULL);
 		if (none)
 			return;
 		stride = 1;
@@ -326,7 +327,7 @@ static void touch_and_prefetch(struct fault_thread *ft, pid_t tid,
 		if (depth < 2)
 			depth = 2;
 	} else {
-		touch(ft, tid, m, blk, &stride, &depth);
+		touch(ft, tid, m, blk, late, &stride, &depth);
 	}
 	for (i = 1; i <= depth && stride; i++) {
 		int64_t b = (int64_t)blk + (int64_t)i * stride;
@@ -348,7 +349,8 @@ static bool handle(struct fault_thread *ft, const struct uffd_msg *msg)
 					 ~(FNMAP_PAGE_SIZE - 1));
 	pid_t tid = (pid_t)msg->arg.pagefault.feat.ptid;
 	struct fnmap *m;
-	uint32_t blk;
+	uint32_t blk, s;
+	bool late;
 
 	if (msg->event != UFFD_EVENT_PAGEFAULT)
 		return true;
@@ -366,7 +368,7 @@ static bool handle(struct fault_thread *ft, const struct uffd_msg *msg)
 			return false;
 		if (r == 1) {
 			counter_add(&m->c.faults_wp, 1);
-			touch(ft, tid, m, blk, NULL, NULL);
+			touch(ft, tid, m, blk, false, NULL, NULL);
 			return true;
 		}
 	}
@@ -388,8 +390,11 @@ static bool handle(struct fault_thread *ft, const struct uffd_msg *msg)
 		}
 		return true;
 	}
+	s = atomic_load(&m->blocks[blk].state);
+	late = (b_state(s) == B_QUEUED || b_state(s) == B_READING) &&
+	       (s & BF_PREFETCH);
 	fault_miss(m, blk, false);
-	touch_and_prefetch(ft, tid, m, blk);
+	touch_and_prefetch(ft, tid, m, blk, late);
 	return true;
 }
 

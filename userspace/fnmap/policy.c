@@ -130,7 +130,7 @@ uint64_t budget_step(struct budget_ctl *b, const struct pressure_sample *s,
 	return b->now;
 }
 
-int64_t stride_observe(struct stride *s, uint64_t map, int64_t pos,
+int64_t stride_observe(struct stride *s, uint64_t map, int64_t pos, bool late,
 		       unsigned int *depth)
 {
 	int64_t d, k;
@@ -142,6 +142,7 @@ int64_t stride_observe(struct stride *s, uint64_t map, int64_t pos,
 		s->last = pos;
 		s->stride = 0;
 		s->run = 0;
+		s->ahead = STRIDE_MAX_DEPTH;
 		return 0;
 	}
 	d = pos - s->last;
@@ -152,14 +153,17 @@ int64_t stride_observe(struct stride *s, uint64_t map, int64_t pos,
 	 * a step of a few strides continues the run. */
 	k = s->stride ? d / s->stride : 0;
 	if (!s->stride || d % s->stride || k < 1 ||
-	    k > (s->run >= 2 ? 2 * STRIDE_MAX_DEPTH + 1 : 1)) {
+	    k > (s->run >= 2 ? 2 * (int64_t)s->ahead + 1 : 1)) {
 		s->stride = d;
 		s->run = 1;
+		s->ahead = STRIDE_MAX_DEPTH;
 		return 0;
 	}
 	if (s->run < 16)
 		s->run++;
-	*depth = s->run >= 4 ? STRIDE_MAX_DEPTH : s->run == 3 ? 4 : 2;
+	if (late && s->run >= 4 && s->ahead < STRIDE_DEPTH_LIMIT)
+		s->ahead *= 2;
+	*depth = s->run >= 4 ? s->ahead : s->run == 3 ? 4 : 2;
 	return s->stride;
 }
 

@@ -84,11 +84,15 @@ uint64_t budget_step(struct budget_ctl *b, const struct pressure_sample *s,
  * Stride detection over one thread's misses: positions are block numbers
  * in one mapping (a new mapping restarts). Once the same non-zero stride
  * was seen twice in a row, returns it and how many strides ahead to fetch
- * (2, 4, then STRIDE_MAX_DEPTH as it keeps holding); 0 otherwise. While
- * the run holds, a step of several strides (the thread skipped blocks
- * that were fetched ahead) continues it.
+ * (2, 4, then `ahead` as it keeps holding); 0 otherwise. While the run
+ * holds, a step of several strides (the thread skipped blocks that were
+ * fetched ahead) continues it. `ahead` starts at STRIDE_MAX_DEPTH; a miss
+ * on a block fetched ahead but not arrived yet (late: the thread caught
+ * up with its prefetches, the store's latency is longer than they cover)
+ * doubles it, up to STRIDE_DEPTH_LIMIT, for as long as the run holds.
  */
 #define STRIDE_MAX_DEPTH	8
+#define STRIDE_DEPTH_LIMIT	64
 
 struct stride {
 	bool valid;
@@ -96,9 +100,10 @@ struct stride {
 	int64_t last;
 	int64_t stride;
 	unsigned int run;	/* consecutive steps of this stride */
+	unsigned int ahead;	/* strides fetched ahead once the run holds */
 };
 
-int64_t stride_observe(struct stride *s, uint64_t map, int64_t pos,
+int64_t stride_observe(struct stride *s, uint64_t map, int64_t pos, bool late,
 		       unsigned int *depth);
 
 /*

@@ -273,24 +273,47 @@ static void test_stride(void)
 	unsigned int depth;
 	int64_t st;
 
-	ok(!stride_observe(&s, 1, 100, &depth), "first miss: no stride");
-	ok(!stride_observe(&s, 1, 108, &depth), "one step: not yet");
-	st = stride_observe(&s, 1, 116, &depth);
+	ok(!stride_observe(&s, 1, 100, false, &depth), "first miss: no stride");
+	ok(!stride_observe(&s, 1, 108, false, &depth), "one step: not yet");
+	st = stride_observe(&s, 1, 116, false, &depth);
 	ok(st == 8 && depth == 2, "two steps of 8: stride 8, 2 ahead");
-	st = stride_observe(&s, 1, 124, &depth);
+	st = stride_observe(&s, 1, 124, false, &depth);
 	ok(st == 8 && depth == 4, "three: 4 ahead");
-	st = stride_observe(&s, 1, 132, &depth);
+	st = stride_observe(&s, 1, 132, false, &depth);
 	ok(st == 8 && depth == STRIDE_MAX_DEPTH, "four: the maximum ahead");
-	st = stride_observe(&s, 1, 132 + 9 * 8, &depth);
+	st = stride_observe(&s, 1, 132 + 9 * 8, false, &depth);
 	ok(st == 8, "a jump of 9 strides (fetched ahead) keeps the run");
-	ok(!stride_observe(&s, 1, 50, &depth), "a step back breaks it");
-	ok(!stride_observe(&s, 2, 58, &depth), "another mapping starts over");
-	ok(!stride_observe(&s, 2, 58, &depth) && !depth,
+	ok(!stride_observe(&s, 1, 50, false, &depth), "a step back breaks it");
+	ok(!stride_observe(&s, 2, 58, false, &depth), "another mapping starts over");
+	ok(!stride_observe(&s, 2, 58, false, &depth) && !depth,
 	   "the same block again: nothing");
-	st = stride_observe(&s, 2, 57, &depth);
+	st = stride_observe(&s, 2, 57, false, &depth);
 	ok(!st, "then -1: one step");
-	st = stride_observe(&s, 2, 56, &depth);
+	st = stride_observe(&s, 2, 56, false, &depth);
 	ok(st == -1 && depth == 2, "backwards strides work too");
+
+	/* Late: the thread caught up with blocks fetched ahead that have
+	 * not arrived (a store slower than the prefetch covers). */
+	s = (struct stride){ 0 };
+	for (st = 0; st < 4; st++)
+		stride_observe(&s, 1, st * 8, true, &depth);
+	ok(depth == 4, "late before the run holds: 4 ahead, as on time");
+	stride_observe(&s, 1, 4 * 8, true, &depth);
+	is_u64(depth, 2 * STRIDE_MAX_DEPTH, "late once the run holds: twice "
+	       "as far ahead");
+	stride_observe(&s, 1, 5 * 8, false, &depth);
+	is_u64(depth, 2 * STRIDE_MAX_DEPTH, "on time: stays");
+	for (st = 6; st < 12; st++)
+		stride_observe(&s, 1, st * 8, true, &depth);
+	is_u64(depth, STRIDE_DEPTH_LIMIT, "late again and again: at most "
+	       "the limit");
+	st = stride_observe(&s, 1, 11 * 8 + (2 * STRIDE_DEPTH_LIMIT + 1) * 8,
+			    false, &depth);
+	ok(st == 8, "a jump of twice the deeper run (fetched ahead) keeps it");
+	for (st = 1; st <= 6; st++)	/* a break, then steps of 5 */
+		stride_observe(&s, 1, st * 5, false, &depth);
+	is_u64(depth, STRIDE_MAX_DEPTH, "a new run starts from the usual "
+	       "depth");
 }
 
 static void test_buckets(void)
