@@ -32,7 +32,6 @@ struct queue {
 	uint32_t cap, free;	/* free list through next */
 	struct fifo fifo[REQ_KINDS];
 	unsigned int prefetch_inflight;
-	unsigned int channels;
 	bool coalesce;
 	uint64_t max_request;
 };
@@ -51,15 +50,14 @@ struct queue *queue_create(const struct fnmap_runtime *rt)
 	pthread_mutex_init(&q->lock, NULL);
 	q->coalesce = !(rt->cfg.flags & FNMAP_CFG_NO_COALESCE);
 	q->max_request = rt->cfg.max_request;
-	q->channels = rt->cfg.channels;
 	return q;
 }
 
 /* The channels' slots as deep as they are now (channel.c probes it):
  * prefetches may hold half of them and queue four times as many. */
-static unsigned int slots(struct fnmap_runtime *rt, struct queue *q)
+static unsigned int slots(const struct fnmap_runtime *rt)
 {
-	unsigned int n = q->channels * atomic_load(&rt->depth_now);
+	unsigned int n = rt->cfg.channels * atomic_load(&rt->depth_now);
 
 	return n ? n : 1;
 }
@@ -160,7 +158,7 @@ bool queue_read(struct fnmap_runtime *rt, struct fnmap *m, uint32_t blk,
 		}
 		if (b_state(s) != B_EMPTY)
 			break;
-		if (prefetch && q->fifo[REQ_PREFETCH].n >= slots(rt, q) * 4)
+		if (prefetch && q->fifo[REQ_PREFETCH].n >= slots(rt) * 4)
 			break;
 		i = node_alloc(q);
 		if (!i)
@@ -436,7 +434,7 @@ struct io *queue_take(struct fnmap_runtime *rt, struct io *io,
 	if (!got && w->head)
 		got = take_write(q, io, w->head);
 	if (!got && p->head &&
-	    q->prefetch_inflight < (slots(rt, q) + 1) / 2)
+	    q->prefetch_inflight < (slots(rt) + 1) / 2)
 		got = take_read(rt, q, io, p->head);
 	pthread_mutex_unlock(&q->lock);
 	return got;
