@@ -10,10 +10,11 @@
  * channels x depth requests when the queue is long.
  *
  * The depth is the store's to decide (policy.c, depth_ctl): from the
- * configured queue_depth, a doubled depth is tried every few epochs and
- * kept while the rate of completions follows it, so a slow store gets the
- * requests in flight its latency needs and a busy one no more than it
- * serves (FNMAP_CFG_FIXED_DEPTH: queue_depth, always).
+ * configured queue_depth, it doubles while requests wait for slots and
+ * the store's service time stays near its least, and halves when the
+ * store queues ours, so a slow store gets the requests in flight its
+ * latency needs and a busy one no more than it serves
+ * (FNMAP_CFG_FIXED_DEPTH: queue_depth, always).
  *
  * Where io_uring is unavailable (or FNMAP_CFG_PSYNC), a channel issues one
  * preadv/pwritev at a time instead: depth 1 per channel.
@@ -46,9 +47,8 @@
 
 #define WAKE_TAG	((uint64_t)0)
 #define MAX_RETRIES	3
-/* Depth probing: epochs of at least 100 ms, a try after 8 of them. */
+/* The depth's verdicts: epochs of at least 100 ms. */
 #define DEPTH_EPOCH_NS	100000000ULL
-#define DEPTH_HOLD	8
 
 struct channel {
 	struct fnmap_runtime *rt;
@@ -170,7 +170,8 @@ static void depth_complete_io(struct fnmap_runtime *rt, uint64_t service_ns,
 		return;
 	pthread_mutex_lock(&rt->depth_lock);
 	before = rt->depth.now;
-	after = depth_complete(&rt->depth, service_ns, now_ns);
+	after = depth_complete(&rt->depth, service_ns, now_ns,
+			       queue_pending(rt) > 0);
 	pthread_mutex_unlock(&rt->depth_lock);
 	if (after != before) {
 		atomic_store(&rt->depth_now, after);
@@ -405,14 +406,14 @@ int channels_start(struct fnmap_runtime *rt)
 	unsigned int n = rt->cfg.channels, i;
 	bool psync = rt->cfg.flags & FNMAP_CFG_PSYNC;
 
-	pthread_mutex_init(&rt->depth_lock, NULL);
 	depth_init(&rt->depth, rt->cfg.queue_depth,
-		   channel_depth_max(&rt->cfg), DEPTH_HOLD, DEPTH_EPOCH_NS,
-		   rt_now_ns());
+		   channel_depth_max(&rt->cfg), DEPTH_EPOCH_NS, rt_now_ns());
 	atomic_store(&rt->depth_now, rt->cfg.queue_depth);
 	rt->channels = calloc(n, sizeof(*rt->channels));
 	if (!rt->channels)
 		return -1;
+	/* destroyed by channels_stop(), which needs rt->channels */
+	pthread_mutex_init(&rt->depth_lock, NULL);
 	rt->nchannels = n;
 	for (i = 0; i < n; i++) {
 		struct channel *ch = &rt->channels[i];
@@ -433,8 +434,8 @@ int channels_start(struct fnmap_runtime *rt)
 					  "pwritev instead", strerror(-r));
 				psync = true;
 				ch->depth = 1;
-				depth_init(&rt->depth, 1, 1, DEPTH_HOLD,
-					   DEPTH_EPOCH_NS, rt_now_ns());
+				depth_init(&rt->depth, 1, 1, DEPTH_EPOCH_NS,
+					   rt_now_ns());
 			} else {
 				errno = -r;
 				goto fail;

@@ -27,7 +27,7 @@ extern "C" {
 
 /* man: begin */
 #define FNMAP_VERSION_MAJOR	1
-#define FNMAP_VERSION_MINOR	4
+#define FNMAP_VERSION_MINOR	5
 
 /* ---- The process-wide runtime ---------------------------------------- */
 
@@ -56,9 +56,9 @@ struct fnmap_config {
 	/* I/O channels (1..64): one io_uring and one thread each. */
 	unsigned int channels;
 	/* Requests in flight per channel (1..256) to start with and at
-	 * least; while more raise the rate of completions (a slow store),
-	 * channels go up to FNMAP_DEPTH_PROBE_MAX, unless
-	 * FNMAP_CFG_FIXED_DEPTH. (Since 1.4; before, fixed.) */
+	 * least; while requests wait and the store's delay stays near its
+	 * least (a slow store), channels go up to FNMAP_DEPTH_PROBE_MAX,
+	 * unless FNMAP_CFG_FIXED_DEPTH. (Since 1.4; before, fixed.) */
 	unsigned int queue_depth;
 	/* Largest coalesced request in bytes (a multiple of 4 KiB, 4 KiB..
 	 * 64 MiB); 0 = 1 MiB. */

@@ -321,7 +321,9 @@ struct io *queue_take(struct fnmap_runtime *rt, struct io *io,
 void queue_forget(struct fnmap_runtime *rt, struct fnmap *m);
 /* A read of io finished: its prefetches no longer count as out. */
 void queue_prefetch_done(struct fnmap_runtime *rt, const struct io *io);
-size_t queue_pending(struct fnmap_runtime *rt);
+/* Requests queued, not yet taken by a channel (without the lock: a
+ * moment's count). */
+size_t queue_pending(const struct fnmap_runtime *rt);
 
 /* channel.c */
 /* The most requests a channel may come to have out. */

@@ -168,57 +168,50 @@ int64_t stride_observe(struct stride *s, uint64_t map, int64_t pos, bool late,
 }
 
 void depth_init(struct depth_ctl *d, unsigned int min, unsigned int max,
-		unsigned int hold, uint64_t epoch_ns, uint64_t now_ns)
+		uint64_t epoch_ns, uint64_t now_ns)
 {
 	memset(d, 0, sizeof(*d));
 	d->min = min ? min : 1;
 	d->max = max > d->min ? max : d->min;
-	d->now = d->before = d->min;
-	d->hold = d->held = hold;	/* the first epoch tries */
+	d->now = d->min;
 	d->epoch_ns = epoch_ns;
-	d->t0_ns = now_ns;
-	d->service_min_ns = UINT64_MAX;
+	d->t0_ns = d->since_ns = now_ns;
+	d->base_ns = UINT64_MAX;
 }
 
-static void depth_try(struct depth_ctl *d, double rate)
+static void depth_set(struct depth_ctl *d, unsigned int depth,
+		      uint64_t now_ns)
 {
-	d->rate = rate;
-	d->held = 0;
-	if (d->now >= d->max) {
-		d->trying = false;
-		return;
-	}
-	d->before = d->now;
-	d->now = d->now > d->max / 2 ? d->max : d->now * 2;
-	d->trying = true;
+	if (depth < d->min)
+		depth = d->min;
+	if (depth > d->max)
+		depth = d->max;
+	if (depth != d->now)
+		d->since_ns = now_ns;
+	d->now = depth;
 }
 
 unsigned int depth_complete(struct depth_ctl *d, uint64_t service_ns,
-			    uint64_t now_ns)
+			    uint64_t now_ns, bool waited)
 {
-	uint64_t span = now_ns - d->t0_ns;
-	double rate;
+	uint64_t mean;
 
+	if (service_ns && service_ns < d->base_ns)
+		d->base_ns = service_ns;
+	if (now_ns < service_ns || now_ns - service_ns < d->since_ns)
+		return d->now;		/* submitted under another depth */
 	d->n++;
-	if (service_ns < d->service_min_ns)
-		d->service_min_ns = service_ns;
-	if (now_ns < d->t0_ns || span < d->epoch_ns || d->n < 32 ||
-	    span / 4 < d->service_min_ns)
+	d->sum_ns += service_ns;
+	d->waited += waited;
+	if (now_ns < d->t0_ns || now_ns - d->t0_ns < d->epoch_ns || d->n < 32)
 		return d->now;
-	rate = (double)d->n / (double)span;
-	d->n = 0;
+	mean = d->sum_ns / d->n;
+	if (mean * 2 < d->base_ns * 3 && d->waited * 2 >= d->n)
+		depth_set(d, d->now * 2, now_ns);	/* no queue at the store */
+	else if (mean > d->base_ns * 3)
+		depth_set(d, d->now / 2, now_ns);	/* ours queue there */
+	d->n = d->waited = d->sum_ns = 0;
 	d->t0_ns = now_ns;
-	if (d->trying && rate >= d->rate * 1.125) {
-		depth_try(d, rate);		/* it helped: more */
-	} else if (d->trying) {
-		d->now = d->before;		/* it did not: back */
-		d->trying = false;
-		d->held = 0;
-	} else if (++d->held > d->hold) {
-		depth_try(d, rate);
-	} else {
-		d->rate = rate;
-	}
 	return d->now;
 }
 

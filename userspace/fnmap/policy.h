@@ -107,35 +107,38 @@ int64_t stride_observe(struct stride *s, uint64_t map, int64_t pos, bool late,
 		       unsigned int *depth);
 
 /*
- * The channels' depth, by probing the store. A slow store (a long
+ * The channels' depth, from the store's delay. A slow store (a long
  * latency, as a remote file system far away) needs many requests in
  * flight to be kept busy; a fast one that is busy gains nothing from more
- * but longer waits. So the controller measures the rate requests complete
- * at, an epoch at a time (at least `epoch_ns`, four of the shortest
- * service times seen and 32 completions: completions come in bursts a
- * round trip apart), and tries a doubled depth: if the rate rose by at
- * least an eighth, the depth was what limited it, and it doubles again;
- * if not (the store is busy, or the program asks no more), it goes back
- * to the depth before and holds it for `hold` epochs before it tries
- * again. A depth is a limit, not a target: a program that asks for
- * little keeps little in flight whatever it is.
+ * but longer waits. The least service time seen stands for the store's
+ * round trip with nothing queued (`base_ns`). An epoch at a time (at
+ * least `epoch_ns` and 32 completions, counting only requests submitted
+ * since the depth last changed, so each verdict is about the depth of the
+ * moment), the mean service time is compared with it: below 3/2 of it the
+ * store queues nothing of ours, so if requests waited for a slot in at
+ * least half the completions (the depth is what limits the program) the
+ * depth doubles; past 3 times it the store queues our requests for two
+ * round trips or more, and the depth halves; between, it stays. A depth
+ * is a limit, not a target: a program that asks for little keeps little
+ * in flight whatever it is. (1.4 doubled on trial and kept the double if
+ * the completion rate rose by an eighth: one try a second at 256 ms,
+ * eight seconds held after any try a lull spoiled.)
  */
 struct depth_ctl {
-	unsigned int min, max, now, before;
-	unsigned int hold, held;	/* epochs between tries, so far */
-	bool trying;
+	unsigned int min, max, now;
 	uint64_t epoch_ns, t0_ns;
-	uint64_t n;			/* completions this epoch */
-	uint64_t service_min_ns;
-	double rate;			/* at depth `before` (trying) or now */
+	uint64_t since_ns;		/* the depth's last change */
+	uint64_t n, waited, sum_ns;	/* this epoch's counted completions */
+	uint64_t base_ns;		/* least service time seen */
 };
 
 void depth_init(struct depth_ctl *d, unsigned int min, unsigned int max,
-		unsigned int hold, uint64_t epoch_ns, uint64_t now_ns);
-/* A request completed after service_ns; returns the depth each channel
- * may keep in flight from now on. */
+		uint64_t epoch_ns, uint64_t now_ns);
+/* A request completed after service_ns (`waited`: requests were queued
+ * for a slot when it did); returns the depth each channel may keep in
+ * flight from now on. */
 unsigned int depth_complete(struct depth_ctl *d, uint64_t service_ns,
-			    uint64_t now_ns);
+			    uint64_t now_ns, bool waited);
 
 /* Request-size histogram bucket: [4 KiB << i, 8 KiB << i), clamped. */
 unsigned int size_bucket(uint64_t bytes, unsigned int nbuckets);

@@ -31,6 +31,7 @@ struct queue {
 	struct req *pool;	/* nodes; pool[i - 1] is node i */
 	uint32_t cap, free;	/* free list through next */
 	struct fifo fifo[REQ_KINDS];
+	_Atomic size_t queued;	/* in all FIFOs; read without the lock */
 	unsigned int prefetch_inflight;
 	bool coalesce;
 	uint64_t max_request;
@@ -111,6 +112,7 @@ static void fifo_push(struct queue *q, struct fifo *f, uint32_t i)
 		f->head = i;
 	f->tail = i;
 	f->n++;
+	atomic_fetch_add(&q->queued, 1);
 	atomic_fetch_add(&r->m->queued, 1);
 }
 
@@ -127,6 +129,7 @@ static void fifo_unlink(struct queue *q, struct fifo *f, uint32_t i)
 	else
 		f->tail = r->prev;
 	f->n--;
+	atomic_fetch_sub(&q->queued, 1);
 	atomic_fetch_sub(&r->m->queued, 1);
 }
 
@@ -479,15 +482,7 @@ void queue_forget(struct fnmap_runtime *rt, struct fnmap *m)
 	pthread_mutex_unlock(&q->lock);
 }
 
-size_t queue_pending(struct fnmap_runtime *rt)
+size_t queue_pending(const struct fnmap_runtime *rt)
 {
-	struct queue *q = rt->queue;
-	size_t n = 0;
-	unsigned int k;
-
-	pthread_mutex_lock(&q->lock);
-	for (k = 0; k < REQ_KINDS; k++)
-		n += q->fifo[k].n;
-	pthread_mutex_unlock(&q->lock);
-	return n;
+	return atomic_load(&rt->queue->queued);
 }

@@ -132,8 +132,9 @@ static void test_growth_held(void)
  * (or what the program asks for, if less), each served after the
  * latency, or after its turn at the store's rate once more are in flight
  * than the rate covers in a latency. Completions one at a time at the
- * rate of the depth of the moment. sim_run() returns the depth the
- * controller spent most of the run at, and the largest it tried.
+ * rate of the depth of the moment; requests wait for a slot whenever the
+ * program asks for more than the depth. sim_run() returns the depth the
+ * controller spent most of the run at, and the largest it came to.
  */
 struct sim_store {
 	double latency_s, rate_max, demand;
@@ -142,28 +143,30 @@ struct sim_store {
 };
 
 static unsigned int sim_run(struct depth_ctl *d, struct sim_store *st,
-			    double seconds, unsigned int *tried)
+			    double seconds, unsigned int *largest)
 {
 	uint64_t end = st->now_ns + (uint64_t)(seconds * 1e9);
 	uint64_t at[257] = { 0 };
 	unsigned int most = 0, k;
 
-	*tried = 0;
+	*largest = 0;
 	while (st->now_ns < end) {
 		double inflight = (double)st->channels * d->now, rate;
+		bool waited = !st->demand || st->demand > inflight;
 		uint64_t dt;
 
-		if (st->demand && inflight > st->demand)
+		if (!waited)
 			inflight = st->demand;
 		rate = inflight / st->latency_s;
 		if (rate > st->rate_max)
 			rate = st->rate_max;
 		dt = (uint64_t)(1e9 / rate);
 		at[d->now] += dt;
-		if (d->now > *tried)
-			*tried = d->now;
+		if (d->now > *largest)
+			*largest = d->now;
 		st->now_ns += dt;
-		depth_complete(d, (uint64_t)(inflight / rate * 1e9), st->now_ns);
+		depth_complete(d, (uint64_t)(inflight / rate * 1e9), st->now_ns,
+			       waited);
 	}
 	for (k = 1; k <= 256; k++)
 		if (at[k] > at[most])
@@ -175,56 +178,74 @@ static void test_depth(void)
 {
 	struct sim_store st = { 0.064, 2000, 0, 4, 1000000000ULL };
 	struct depth_ctl d;
-	unsigned int tried, i, changed;
+	unsigned int largest, i, changed;
+	uint64_t t;
 
 	/* 64 ms, 2000 requests/s: 128 in flight keep it busy, 32 a
-	 * channel. From 8 it doubles while the rate follows, tries 64
-	 * now and then (no better) and comes back. */
-	depth_init(&d, 8, 64, 4, 100000000ULL, st.now_ns);
+	 * channel; at 64 a channel each request waits two round trips. */
+	depth_init(&d, 8, 256, 100000000ULL, st.now_ns);
 	is_u64(d.now, 8, "depth starts at its least");
-	sim_run(&d, &st, 3, &tried);
-	is_u64(sim_run(&d, &st, 20, &tried), 32,
-	       "64 ms store at 2000 requests/s: mostly 32 a channel (4 "
-	       "channels), what keeps it busy");
-	is_u64(tried, 64, "and tries 64 now and then");
+	for (t = 0; d.now < 32; t++)
+		sim_run(&d, &st, 0.1, &largest);
+	ok(t <= 10, "64 ms store: 32 a channel within a second (%.1f s)",
+	   t * 0.1);
+	i = sim_run(&d, &st, 20, &largest);
+	ok(i == 32 || i == 64, "64 ms store at 2000 requests/s: 32 or 64 a "
+	   "channel (4 channels) for the most part, what keeps it busy (%u)", i);
+	ok(largest <= 64, "never past 64: 128 would queue ours for four round "
+	   "trips (%u)", largest);
 
-	/* The store slows down (256 ms): the next try finds more depth
-	 * helps, up to the most allowed. */
-	st.latency_s = 0.256;
-	sim_run(&d, &st, 10, &tried);
-	is_u64(sim_run(&d, &st, 20, &tried), 64,
-	       "the store slows to 256 ms: 64 a channel, the most allowed");
+	/* 256 ms at 8000 requests/s: 512 a channel would keep it busy,
+	 * so the depth climbs to the most allowed, and fast: a doubling a
+	 * round trip. */
+	st = (struct sim_store){ 0.256, 8000, 0, 4, 1000000000ULL };
+	depth_init(&d, 8, 256, 100000000ULL, st.now_ns);
+	for (t = 0; d.now < 256 && t < 100; t++)
+		sim_run(&d, &st, 0.1, &largest);
+	ok(t <= 25, "256 ms store: 256 a channel, the most allowed, within "
+	   "2.5 s (%.1f s)", t * 0.1);
+	is_u64(sim_run(&d, &st, 20, &largest), 256, "and it stays there");
 
 	/* A fast store that is busy (200 us, 1000 requests/s): more depth
-	 * gains nothing. */
+	 * gains nothing. The first request finds it idle. */
 	st = (struct sim_store){ 0.0002, 1000, 0, 4, 1000000000ULL };
-	depth_init(&d, 8, 64, 4, 100000000ULL, st.now_ns);
-	is_u64(sim_run(&d, &st, 20, &tried), 8,
-	       "a fast busy store: mostly the least depth");
-	is_u64(tried, 16, "a try doubles once, no further");
+	depth_init(&d, 8, 64, 100000000ULL, st.now_ns);
+	depth_complete(&d, 200000, st.now_ns + 200000, false);
+	is_u64(sim_run(&d, &st, 20, &largest), 8,
+	       "a fast busy store: the least depth");
+	is_u64(largest, 8, "never more");
 
-	/* A slow store but a program with 20 requests out: the depth it
-	 * would need is never reached, more gains nothing. */
+	/* A slow store but a program with 20 requests out: nothing waits
+	 * for a slot, so the depth has no reason to change. */
 	st = (struct sim_store){ 0.064, 2000, 20, 4, 1000000000ULL };
-	depth_init(&d, 8, 64, 4, 100000000ULL, st.now_ns);
-	is_u64(sim_run(&d, &st, 20, &tried), 8,
-	       "a program asking little: mostly the least depth");
+	depth_init(&d, 8, 64, 100000000ULL, st.now_ns);
+	is_u64(sim_run(&d, &st, 20, &largest), 8,
+	       "a program asking little: the least depth");
+	is_u64(largest, 8, "never more");
 
-	/* The depth changes at most once an epoch, after a failed try it
-	 * holds for `hold` epochs: 100 ms epochs, hold 3, a fast busy
-	 * store: a try every fifth epoch at most. */
-	depth_init(&d, 8, 64, 3, 100000000ULL, 0);
-	for (i = 0, changed = 0; i < 4000; i++) {
+	/* Verdicts count only requests submitted under the depth of the
+	 * moment: after a change, completions of older ones change nothing
+	 * however many. 1 ms requests, one a millisecond, a wait each. */
+	depth_init(&d, 8, 64, 100000000ULL, 0);
+	for (i = 1, changed = 0; i <= 4000; i++) {
 		unsigned int before = d.now;
 
-		if (depth_complete(&d, 200000, (uint64_t)i * 1000000) != before)
+		if (depth_complete(&d, 1000000, (uint64_t)i * 1000000,
+				   true) != before)
 			changed++;
 	}
-	ok(changed >= 14 && changed <= 16, "4 s of 100 ms epochs, hold 3: "
-	   "a try and a return each 5 epochs (%u changes)", changed);
+	is_u64(changed, 3, "4 s of 100 ms epochs, an idle store: 8 to 64 "
+	       "in three doublings, then the most");
+	is_u64(d.now, 64, "at the most allowed");
+	depth_init(&d, 8, 64, 100000000ULL, 0);
+	depth_complete(&d, 1000000, 1000000, true);	/* the least: 1 ms */
+	for (i = 0; i < 1000; i++)	/* submitted before the start: old */
+		depth_complete(&d, 200000000, 150000000, true);
+	is_u64(d.now, 8, "completions from before the depth's start count "
+	       "for nothing");
 
 	/* The least and the most are kept. */
-	depth_init(&d, 0, 0, 1, 100000000ULL, 0);
+	depth_init(&d, 0, 0, 100000000ULL, 0);
 	ok(d.min == 1 && d.max == 1 && d.now == 1, "depth 0..0: 1..1");
 }
 
