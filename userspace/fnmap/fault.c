@@ -191,7 +191,10 @@ held:
 	if (stride)
 		*stride = stride_observe(&t->stride,
 					 ((uint64_t)m->slot << 32) | m->gen,
-					 blk, late, depth);
+					 blk, late,
+					 stride_limit(atomic_load(&ft->rt->depth_now),
+						      ft->rt->cfg.queue_depth),
+					 depth);
 out:
 	pthread_mutex_unlock(&sh->lock);
 }

@@ -130,8 +130,18 @@ uint64_t budget_step(struct budget_ctl *b, const struct pressure_sample *s,
 	return b->now;
 }
 
+unsigned int stride_limit(unsigned int depth_now, unsigned int depth_min)
+{
+	uint64_t l = (uint64_t)STRIDE_MAX_DEPTH * depth_now /
+		     (depth_min ? depth_min : 1);
+
+	if (l < STRIDE_MAX_DEPTH)
+		return STRIDE_MAX_DEPTH;
+	return l > STRIDE_DEPTH_LIMIT ? STRIDE_DEPTH_LIMIT : (unsigned int)l;
+}
+
 int64_t stride_observe(struct stride *s, uint64_t map, int64_t pos, bool late,
-		       unsigned int *depth)
+		       unsigned int limit, unsigned int *depth)
 {
 	int64_t d, k;
 
@@ -161,8 +171,10 @@ int64_t stride_observe(struct stride *s, uint64_t map, int64_t pos, bool late,
 	}
 	if (s->run < 16)
 		s->run++;
-	if (late && s->run >= 4 && s->ahead < STRIDE_DEPTH_LIMIT)
+	if (late && s->run >= 4 && s->ahead < limit)
 		s->ahead *= 2;
+	if (s->ahead > limit && s->ahead > STRIDE_MAX_DEPTH)
+		s->ahead = limit > STRIDE_MAX_DEPTH ? limit : STRIDE_MAX_DEPTH;
 	*depth = s->run >= 4 ? s->ahead : s->run == 3 ? 4 : 2;
 	return s->stride;
 }

@@ -291,50 +291,71 @@ static void test_budget(void)
 static void test_stride(void)
 {
 	struct stride s = { 0 };
+	const unsigned int L = STRIDE_DEPTH_LIMIT;
 	unsigned int depth;
 	int64_t st;
 
-	ok(!stride_observe(&s, 1, 100, false, &depth), "first miss: no stride");
-	ok(!stride_observe(&s, 1, 108, false, &depth), "one step: not yet");
-	st = stride_observe(&s, 1, 116, false, &depth);
+	ok(!stride_observe(&s, 1, 100, false, L, &depth), "first miss: no stride");
+	ok(!stride_observe(&s, 1, 108, false, L, &depth), "one step: not yet");
+	st = stride_observe(&s, 1, 116, false, L, &depth);
 	ok(st == 8 && depth == 2, "two steps of 8: stride 8, 2 ahead");
-	st = stride_observe(&s, 1, 124, false, &depth);
+	st = stride_observe(&s, 1, 124, false, L, &depth);
 	ok(st == 8 && depth == 4, "three: 4 ahead");
-	st = stride_observe(&s, 1, 132, false, &depth);
+	st = stride_observe(&s, 1, 132, false, L, &depth);
 	ok(st == 8 && depth == STRIDE_MAX_DEPTH, "four: the maximum ahead");
-	st = stride_observe(&s, 1, 132 + 9 * 8, false, &depth);
+	st = stride_observe(&s, 1, 132 + 9 * 8, false, L, &depth);
 	ok(st == 8, "a jump of 9 strides (fetched ahead) keeps the run");
-	ok(!stride_observe(&s, 1, 50, false, &depth), "a step back breaks it");
-	ok(!stride_observe(&s, 2, 58, false, &depth), "another mapping starts over");
-	ok(!stride_observe(&s, 2, 58, false, &depth) && !depth,
+	ok(!stride_observe(&s, 1, 50, false, L, &depth), "a step back breaks it");
+	ok(!stride_observe(&s, 2, 58, false, L, &depth), "another mapping starts over");
+	ok(!stride_observe(&s, 2, 58, false, L, &depth) && !depth,
 	   "the same block again: nothing");
-	st = stride_observe(&s, 2, 57, false, &depth);
+	st = stride_observe(&s, 2, 57, false, L, &depth);
 	ok(!st, "then -1: one step");
-	st = stride_observe(&s, 2, 56, false, &depth);
+	st = stride_observe(&s, 2, 56, false, L, &depth);
 	ok(st == -1 && depth == 2, "backwards strides work too");
 
 	/* Late: the thread caught up with blocks fetched ahead that have
 	 * not arrived (a store slower than the prefetch covers). */
 	s = (struct stride){ 0 };
 	for (st = 0; st < 4; st++)
-		stride_observe(&s, 1, st * 8, true, &depth);
+		stride_observe(&s, 1, st * 8, true, L, &depth);
 	ok(depth == 4, "late before the run holds: 4 ahead, as on time");
-	stride_observe(&s, 1, 4 * 8, true, &depth);
+	stride_observe(&s, 1, 4 * 8, true, L, &depth);
 	is_u64(depth, 2 * STRIDE_MAX_DEPTH, "late once the run holds: twice "
 	       "as far ahead");
-	stride_observe(&s, 1, 5 * 8, false, &depth);
+	stride_observe(&s, 1, 5 * 8, false, L, &depth);
 	is_u64(depth, 2 * STRIDE_MAX_DEPTH, "on time: stays");
 	for (st = 6; st < 12; st++)
-		stride_observe(&s, 1, st * 8, true, &depth);
+		stride_observe(&s, 1, st * 8, true, L, &depth);
 	is_u64(depth, STRIDE_DEPTH_LIMIT, "late again and again: at most "
 	       "the limit");
 	st = stride_observe(&s, 1, 11 * 8 + (2 * STRIDE_DEPTH_LIMIT + 1) * 8,
-			    false, &depth);
+			    false, L, &depth);
 	ok(st == 8, "a jump of twice the deeper run (fetched ahead) keeps it");
 	for (st = 1; st <= 6; st++)	/* a break, then steps of 5 */
-		stride_observe(&s, 1, st * 5, false, &depth);
+		stride_observe(&s, 1, st * 5, false, L, &depth);
 	is_u64(depth, STRIDE_MAX_DEPTH, "a new run starts from the usual "
 	       "depth");
+
+	/* The limit follows the channels' depth: a busy store keeps them
+	 * at their least, and late misses there go no further ahead. */
+	is_u64(stride_limit(8, 8), STRIDE_MAX_DEPTH, "depth at its least: "
+	       "the usual depth ahead");
+	is_u64(stride_limit(32, 8), 4 * STRIDE_MAX_DEPTH, "four times the "
+	       "depth: four times as far");
+	is_u64(stride_limit(256, 8), STRIDE_DEPTH_LIMIT, "at most the limit");
+	is_u64(stride_limit(1, 8), STRIDE_MAX_DEPTH, "never below the usual");
+	is_u64(stride_limit(4, 0), 4 * STRIDE_MAX_DEPTH, "a least of 0: 1");
+	s = (struct stride){ 0 };
+	for (st = 0; st < 12; st++)
+		stride_observe(&s, 1, st * 8, true, STRIDE_MAX_DEPTH, &depth);
+	is_u64(depth, STRIDE_MAX_DEPTH, "late on a busy store (limit 8): "
+	       "no deeper");
+	for (st = 12; st < 16; st++)
+		stride_observe(&s, 1, st * 8, true, 32, &depth);
+	is_u64(depth, 32, "the channels deepen: late misses follow, to 32");
+	stride_observe(&s, 1, 16 * 8, false, 16, &depth);
+	is_u64(depth, 16, "the channels go back: so does the run");
 }
 
 static void test_buckets(void)

@@ -537,11 +537,15 @@ static void test_held_growth(const char *path)
 	}
 	atomic_store(&slow_writes, false);
 	fnmap_stats(m, &st);
+	/* Before growth for write-back it stayed at 16 MiB. How far it
+	 * grows depends on how many fills the prefetch has waiting, which
+	 * follows the channels' depth (1.5): 22-64 MiB on the developers'
+	 * host. */
 	ok(st.held_ns > 0 && st.evictions_dirty > 0 && st.grows > 0 &&
-	   st.capacity >= 32 << 20,
+	   st.capacity > 16 << 20,
 	   "write stream over 48 MiB on a slow store: fills waited behind "
 	   "write-back (%llu ms, %llu dirty evictions), the cache grew "
-	   "%llu times to %llu MiB (at least 32)",
+	   "%llu times to %llu MiB (more than 16)",
 	   (unsigned long long)(st.held_ns / 1000000),
 	   (unsigned long long)st.evictions_dirty,
 	   (unsigned long long)st.grows,
