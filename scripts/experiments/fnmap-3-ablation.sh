@@ -8,7 +8,8 @@
 #     (no-coalesce, simple-cache), coalescing only (simple-cache: FIFO
 #     eviction under one lock, blind to use, full budget at once), cache
 #     only (no-coalesce: one read per block), both; then both with
-#     prefetch (fnmap's default). mmap random for reference.
+#     prefetch (fnmap's default). mmap random for reference, unlimited
+#     and under a 64 MiB memory.max (its x_mmap: over the unlimited run).
 #  b. block size 64 KiB .. 2 MiB (16 threads, random rows, 64 MiB budget).
 #  c. I/O channels 1 .. 8 (16 threads, random rows, 64 MiB budget).
 #  d. prefetch on and off for each pattern (cols, rows, tiles, xtx),
@@ -60,6 +61,12 @@ part() { case $E3_PARTS in *$1*) return 0 ;; esac; return 1; }
 part a && for t in $E3_THREADS; do
 	mx "e3a-mmap-$t" $DEV --mode mmap --advise random --threads $t $rows
 	row "e3a-mmap-$t" a "mmap random" $t -
+	# The same with its page cache held to fnmap's 64 MiB: unlimited, a
+	# quiet guest's page cache takes the whole matrix within the run.
+	mx "e3a-mmap64-$t" $DEV --mode mmap --advise random --threads $t $rows \
+		--memory-max 64MiB
+	row "e3a-mmap64-$t" a "mmap random, 64MiB max" $t \
+		"$(ratio "$(rate "e3a-mmap64-$t")" "$(rate "e3a-mmap-$t")")"
 	fn "e3a-neither-$t" a neither $t "e3a-mmap-$t" $rows $small \
 		--fnmap-flags no-coalesce,simple-cache,no-prefetch
 	fn "e3a-coalesce-$t" a "coalescing only" $t "e3a-mmap-$t" $rows $small \

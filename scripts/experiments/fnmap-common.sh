@@ -30,10 +30,12 @@ durable_elps() { # name
 # The store's bound on run NAME (fnblk-matrix bound): the most elements
 # per second any runtime that maps pages could reach for the run's own
 # accesses on this store, its final sync counted; "-" if unknown. The
-# bound's report stays beside the run's, in NAME.bound.json.
+# bound's report stays beside the run's, in NAME.bound.json, and a later
+# call for the same run reads it rather than replaying the run again.
 bound_elps() { # name
-	fnblk-matrix bound -j "$RESULTS/$1.json" >"$RESULTS/$1.bound.json" 2>"$RESULTS/$1.bound.err" ||
-		{ echo -; return 0; }
+	[ -s "$RESULTS/$1.bound.json" ] ||
+		fnblk-matrix bound -j "$RESULTS/$1.json" >"$RESULTS/$1.bound.json" 2>"$RESULTS/$1.bound.err" ||
+		{ rm -f "$RESULTS/$1.bound.json"; echo -; return 0; }
 	awk -v n="$(v "$1" result.elements)" \
 		-v s="$(fnblkctl json least.seconds <"$RESULTS/$1.bound.json" 2>/dev/null || echo -)" \
 		'BEGIN { if (n == "-" || s == "-" || s + 0 == 0) print "-"; else printf "%.0f", n / s }'

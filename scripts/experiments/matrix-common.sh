@@ -40,6 +40,7 @@ mx() {
 	name=$1
 	shift
 	say "$name: fnblk-matrix run $*"
+	rm -f "$RESULTS/$name.bound.json"	# a bound of an earlier run of this name
 	fnblk-matrix run "$@" -j >"$RESULTS/$name.json" 2>"$RESULTS/$name.err"
 	echo $? >"$RESULTS/$name.rc"
 	[ -s "$RESULTS/$name.err" ] && sed 's/^/   /' "$RESULTS/$name.err"
